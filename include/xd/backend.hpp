@@ -1,0 +1,76 @@
+// Plugins and backends: the load report, enumeration, loading a plugin by path, and the kernel
+// coverage. See docs/architecture.md for the search order and docs/env-vars.md for XD_BACKEND,
+// XD_DEVICES, XD_PLUGIN_PATH, XD_FALLBACK and XD_LOG.
+//
+// Thread safety: all functions may be called from any thread. load_plugin() serialises with
+// other loads; dispatch running concurrently keeps working (it reads an immutable table).
+#pragma once
+
+#include <xd/device.hpp>
+#include <xd/dtype.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace xd {
+
+enum class LoadStatus {
+  loaded,              // usable
+  not_found,           // a path in XD_PLUGIN_PATH that does not exist
+  not_a_library,       // exists but is not a loadable shared object
+  dependency_missing,  // a library it needs is missing (reason names it)
+  symbol_missing,      // an entry point is missing (reason names it)
+  abi_mismatch,        // another ABI major version (reason gives both)
+  init_failed,         // init returned an error (reason is the plugin's message)
+  unavailable,         // the plugin says its runtime/driver is absent (reason is why)
+  no_devices,          // loaded fine but exposes no device
+  filtered,            // every device removed by XD_DEVICES
+  duplicate,           // another plugin already has this name (reason names its path)
+};
+const char* load_status_name(LoadStatus s) noexcept;  // "loaded", "not found", ...
+
+struct LoadReportRow {
+  std::string path;
+  std::string name;  // empty when the query never answered
+  LoadStatus status = LoadStatus::not_found;
+  std::string reason;
+  std::string abi;      // "1.0" as the plugin declared it, empty when unknown
+  std::string version;  // the plugin's own version
+};
+
+// One row for every candidate seen so far, in the order they were tried.
+std::vector<LoadReportRow> load_report();
+// The report as an aligned text table (what xd-info prints and BackendError embeds).
+std::string format_load_report();
+
+struct BackendInfo {
+  std::string name;
+  int16_t type = -1;
+  int device_count = 0;  // visible devices
+  std::string path;
+  std::string version;
+  std::string abi;
+};
+std::vector<BackendInfo> backends();  // loaded backends only
+
+// Loads one plugin file now (in addition to those found at start-up) and returns its report row.
+// Never throws for a bad plugin: the row says what went wrong.
+LoadReportRow load_plugin(const std::string& path);
+
+struct KernelInfo {
+  std::string op;
+  std::string backend;
+  Dtype dtype;
+  std::string name;
+  int priority = 0;
+};
+std::vector<KernelInfo> kernels();  // every registered kernel, by op, backend, dtype, order tried
+
+// Names of every op the core declares (the order of xd_op).
+std::vector<std::string> op_names();
+
+// How often ops ran on the CPU through XD_FALLBACK=cpu since start.
+uint64_t fallback_count();
+
+}  // namespace xd

@@ -1,0 +1,107 @@
+// The operations. Each validates its inputs (shapes, dtypes, devices, layouts) and throws the
+// matching xd::Error subclass with a message saying what was expected and what was given;
+// allocates its outputs on the inputs' device; and enqueues the kernel on that device's current
+// stream. Results are PyTorch's semantics unless noted.
+//
+// Dtypes: inputs of binary ops must share one dtype (no implicit promotion: DtypeError).
+// Broadcasting follows NumPy/PyTorch rules. Creation functions default to f32 on default_device().
+// Thread safety: any op may be called from any thread.
+#pragma once
+
+#include <xd/runtime.hpp>
+#include <xd/tensor.hpp>
+
+#include <array>
+#include <optional>
+#include <tuple>
+#include <vector>
+
+namespace xd {
+
+// ------------------------------------------------------------------ creation
+Tensor empty(IntList sizes, Dtype dtype = Dtype::f32, Device device = default_device());
+Tensor zeros(IntList sizes, Dtype dtype = Dtype::f32, Device device = default_device());
+Tensor ones(IntList sizes, Dtype dtype = Dtype::f32, Device device = default_device());
+Tensor full(IntList sizes, double value, Dtype dtype = Dtype::f32, Device device = default_device());
+// [start, end) by step; integer dtypes count exactly. ValueError for step 0 or a wrong sign.
+Tensor arange(double start, double end, double step = 1.0, Dtype dtype = Dtype::f32,
+              Device device = default_device());
+Tensor arange(int64_t end, Dtype dtype = Dtype::i64, Device device = default_device());
+// Philox4x32-10 (philox.hpp): the same seed gives the same numbers on every backend.
+Tensor rand(IntList sizes, Dtype dtype = Dtype::f32, Device device = default_device(),
+            Generator* generator = nullptr);
+Tensor randn(IntList sizes, Dtype dtype = Dtype::f32, Device device = default_device(),
+             Generator* generator = nullptr);
+// A tensor holding `values` (row-major) with the given sizes.
+template <class T>
+Tensor tensor(const std::vector<T>& values, IntList sizes, Device device = default_device());
+Tensor from_host(const void* data, Dtype dtype, IntList sizes, Device device);
+
+// ------------------------------------------------------------------ pointwise
+Tensor add(const Tensor& a, const Tensor& b, double alpha = 1.0);
+Tensor sub(const Tensor& a, const Tensor& b, double alpha = 1.0);
+Tensor mul(const Tensor& a, const Tensor& b);
+Tensor div(const Tensor& a, const Tensor& b);  // floating dtypes only
+Tensor pow(const Tensor& a, double exponent);  // floating dtypes only
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);  // cond is bool
+Tensor eq(const Tensor& a, const Tensor& b);  // bool result
+Tensor lt(const Tensor& a, const Tensor& b);
+Tensor gt(const Tensor& a, const Tensor& b);
+Tensor neg(const Tensor& a);
+Tensor abs(const Tensor& a);
+Tensor exp(const Tensor& a);
+Tensor log(const Tensor& a);
+Tensor sqrt(const Tensor& a);
+Tensor rsqrt(const Tensor& a);
+Tensor relu(const Tensor& a);
+enum class GeluApproximate { none, tanh };
+Tensor gelu(const Tensor& a, GeluApproximate approximate = GeluApproximate::none);
+Tensor silu(const Tensor& a);
+Tensor sigmoid(const Tensor& a);
+Tensor tanh(const Tensor& a);
+
+Tensor operator+(const Tensor& a, const Tensor& b);
+Tensor operator-(const Tensor& a, const Tensor& b);
+Tensor operator*(const Tensor& a, const Tensor& b);
+Tensor operator/(const Tensor& a, const Tensor& b);
+Tensor operator-(const Tensor& a);
+
+// ------------------------------------------------------------------ reductions
+// Over `dims` (empty: all dims), keeping reduced dims as size 1 when keepdim. Empty inputs: sum
+// gives 0, mean NaN; amax/amin/argmax throw ShapeError on an empty reduced dim.
+Tensor sum(const Tensor& a, IntList dims = {}, bool keepdim = false);
+Tensor mean(const Tensor& a, IntList dims = {}, bool keepdim = false);  // floating only
+Tensor amax(const Tensor& a, IntList dims = {}, bool keepdim = false);
+Tensor amin(const Tensor& a, IntList dims = {}, bool keepdim = false);
+Tensor argmax(const Tensor& a, int64_t dim, bool keepdim = false);  // i64 result
+Tensor softmax(const Tensor& a, int64_t dim);       // floating only
+Tensor log_softmax(const Tensor& a, int64_t dim);
+
+// ------------------------------------------------------------------ matmul (f64 f32 f16 bf16)
+Tensor mm(const Tensor& a, const Tensor& b);
+Tensor addmm(const Tensor& input, const Tensor& a, const Tensor& b, double beta = 1.0, double alpha = 1.0);
+Tensor bmm(const Tensor& a, const Tensor& b);
+Tensor baddbmm(const Tensor& input, const Tensor& a, const Tensor& b, double beta = 1.0,
+               double alpha = 1.0);
+
+// ------------------------------------------------------------------ normalisation
+// y = x * rstd * weight, rstd = 1/sqrt(mean(x^2 over the trailing normalized_shape) + eps),
+// computed in f32 (f64 for f64 input). rstd has shape x.shape[:-k] + [1]*k and dtype f32 (f64).
+// eps defaults to the machine epsilon of the accumulation type.
+std::tuple<Tensor, Tensor> rms_norm(const Tensor& x, IntList normalized_shape,
+                                    const std::optional<Tensor>& weight = std::nullopt,
+                                    std::optional<double> eps = std::nullopt);
+// Returns (grad_input, grad_weight); an output whose mask bit is false is undefined.
+std::tuple<Tensor, Tensor> rms_norm_backward(const Tensor& grad_out, const Tensor& x,
+                                             IntList normalized_shape, const Tensor& rstd,
+                                             const std::optional<Tensor>& weight,
+                                             std::array<bool, 2> output_mask = {true, true});
+
+template <class T>
+Tensor tensor(const std::vector<T>& values, IntList sizes, Device device) {
+  return from_host(values.data(), dtype_of<T>(), sizes, device);
+}
+// std::vector<bool> is bit-packed; use this overload for bool tensors.
+Tensor tensor(const std::vector<uint8_t>& values, IntList sizes, Dtype dtype, Device device);
+
+}  // namespace xd

@@ -1,0 +1,356 @@
+/*
+ * xdispatch plugin ABI — the only contract between libxdispatch (the host) and a backend plugin.
+ *
+ * Pure C11. A plugin built by another compiler, or written in C, loads as long as it follows
+ * these rules:
+ *
+ *  - Versioning. XD_ABI_MAJOR changes only when an existing field or function changes meaning;
+ *    the host refuses a plugin of another major version ("abi mismatch"). XD_ABI_MINOR grows
+ *    when fields are appended. Every struct starts with `struct_size`; fields are only ever
+ *    appended, so the reader of a struct checks `struct_size` (XD_STRUCT_HAS) before touching a
+ *    trailing field. docs/plugin-abi.md keeps one changelog entry per minor version.
+ *  - Entry points. A plugin exports exactly two symbols with C linkage:
+ *      XD_PLUGIN_QUERY_SYMBOL  xd_status xd_plugin_query(xd_plugin_info *info);
+ *      XD_PLUGIN_INIT_SYMBOL   xd_status xd_plugin_init(const xd_host_api *host, xd_plugin_api *api);
+ *    `query` is cheap: it fills static strings and numbers and must not touch any vendor runtime.
+ *    `init` is called at most once per process, after a successful query with a matching major
+ *    version. It fills `api` and registers kernels through `host->register_kernel`. A plugin
+ *    whose vendor runtime or driver is absent returns XD_ERR_UNAVAILABLE with a reason set
+ *    through `host->set_error`.
+ *  - Errors. No C++ exception ever crosses this boundary. Every function returns an xd_status;
+ *    on failure the plugin first calls `host->set_error(host->ctx, code, message)` (which returns
+ *    `code`, so `return host->set_error(...)` is the idiom). The message is copied by the host.
+ *  - Lifetime. The host never unloads a plugin. Strings returned in xd_plugin_info must stay valid
+ *    for the life of the process (string literals). `host` and everything it points to stays valid
+ *    for the life of the process.
+ *  - Threads. All xd_plugin_api functions and kernels may be called concurrently from several
+ *    threads; a plugin serialises internally where its runtime requires it. Calls on one stream
+ *    are issued in order by the host but may come from different threads.
+ */
+#ifndef XD_PLUGIN_ABI_H
+#define XD_PLUGIN_ABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define XD_ABI_MAJOR 1
+#define XD_ABI_MINOR 0
+
+#define XD_PLUGIN_QUERY_SYMBOL "xd_plugin_query"
+#define XD_PLUGIN_INIT_SYMBOL "xd_plugin_init"
+
+/* True when a struct whose producer wrote `s->struct_size` contains `field`. */
+#define XD_STRUCT_HAS(s, type, field) \
+  ((s)->struct_size >= offsetof(type, field) + sizeof(((type *)0)->field))
+
+/* ---------------------------------------------------------------- status codes */
+typedef enum xd_status {
+  XD_OK = 0,
+  XD_ERR_INVALID_ARGUMENT = 1, /* a caller broke a documented precondition */
+  XD_ERR_OUT_OF_MEMORY = 2,    /* a device or host allocation failed */
+  XD_ERR_UNAVAILABLE = 3,      /* the vendor runtime, driver or device is missing */
+  XD_ERR_NOT_IMPLEMENTED = 4,  /* the feature exists in the ABI but not in this plugin */
+  XD_ERR_DEVICE = 5,           /* the vendor runtime reported a failure */
+  XD_ERR_INTERNAL = 6,         /* a bug in the plugin */
+  XD_NOT_READY = 7             /* event/stream query: work is still pending (not an error) */
+} xd_status;
+
+/* ---------------------------------------------------------------- element types */
+/* Values are part of the ABI: append only. */
+typedef enum xd_dtype {
+  XD_DTYPE_F64 = 0,
+  XD_DTYPE_F32 = 1,
+  XD_DTYPE_F16 = 2,
+  XD_DTYPE_BF16 = 3,
+  XD_DTYPE_I8 = 4,
+  XD_DTYPE_U8 = 5,
+  XD_DTYPE_I32 = 6,
+  XD_DTYPE_I64 = 7,
+  XD_DTYPE_BOOL = 8, /* one byte, 0 or 1 */
+  XD_DTYPE_F8E4M3FN = 9,
+  XD_DTYPE_F8E5M2 = 10,
+  XD_DTYPE_COUNT_V1 = 11
+} xd_dtype;
+
+/* ---------------------------------------------------------------- operations */
+/* The core owns every op: its schema, validation and output allocation. A plugin can only
+ * implement ops listed here. Values are part of the ABI: append only. The inputs, outputs and
+ * attribute struct of each op are listed beside it: [inputs] -> [outputs] (attrs). An input or
+ * output marked `?` may be absent (see xd_view.ndim). */
+typedef enum xd_op {
+  XD_OP_FILL = 0,      /* [] -> [out] (xd_attrs_scalar: value) */
+  XD_OP_ARANGE = 1,    /* [] -> [out 1-d] (xd_attrs_arange) out[i] = start + i*step */
+  XD_OP_RAND = 2,      /* [] -> [out contiguous] (xd_attrs_random) uniform [low, high) */
+  XD_OP_RANDN = 3,     /* [] -> [out contiguous] (xd_attrs_random) normal(mean=low, std=high) */
+  XD_OP_COPY = 4,      /* [src] -> [dst] (none) same shape, dst dtype may differ: cast. Keyed on src dtype */
+  XD_OP_ADD = 5,       /* [a, b] -> [out] (xd_attrs_scalar alpha) a + alpha*b; a, b broadcast to out */
+  XD_OP_SUB = 6,       /* [a, b] -> [out] (xd_attrs_scalar alpha) a - alpha*b */
+  XD_OP_MUL = 7,       /* [a, b] -> [out] (none) */
+  XD_OP_DIV = 8,       /* [a, b] -> [out] (none) true division (floats only) */
+  XD_OP_POW = 9,       /* [a] -> [out] (xd_attrs_scalar exponent) a ** exponent */
+  XD_OP_WHERE = 10,    /* [cond bool, a, b] -> [out] (none) cond ? a : b; keyed on a's dtype */
+  XD_OP_EQ = 11,       /* [a, b] -> [out bool] (none) */
+  XD_OP_LT = 12,       /* [a, b] -> [out bool] (none) */
+  XD_OP_GT = 13,       /* [a, b] -> [out bool] (none) */
+  XD_OP_NEG = 14,      /* unary ops: [a] -> [out] (none unless noted) */
+  XD_OP_ABS = 15,
+  XD_OP_EXP = 16,
+  XD_OP_LOG = 17,
+  XD_OP_SQRT = 18,
+  XD_OP_RSQRT = 19,
+  XD_OP_RELU = 20,
+  XD_OP_GELU = 21,     /* (xd_attrs_gelu) */
+  XD_OP_SILU = 22,
+  XD_OP_SIGMOID = 23,
+  XD_OP_TANH = 24,
+  XD_OP_SUM = 25,      /* reductions: [a] -> [out] (xd_attrs_reduce). `out` has a's rank with the */
+  XD_OP_MEAN = 26,     /* reduced dims of size 1 (the host passes a keepdim view); argmax out is i64 */
+  XD_OP_AMAX = 27,
+  XD_OP_AMIN = 28,
+  XD_OP_ARGMAX = 29,   /* exactly one reduced dim; first index of the maximum; NaN is the maximum */
+  XD_OP_SOFTMAX = 30,  /* [a] -> [out] (xd_attrs_dim) */
+  XD_OP_LOG_SOFTMAX = 31,
+  XD_OP_MM = 32,       /* [a [M,K], b [K,N]] -> [out [M,N]] (none) */
+  XD_OP_ADDMM = 33,    /* [input (broadcast to [M,N]), a, b] -> [out] (xd_attrs_blas) beta*input + alpha*a@b */
+  XD_OP_BMM = 34,      /* [a [B,M,K], b [B,K,N]] -> [out [B,M,N]] (none) */
+  XD_OP_BADDBMM = 35,  /* [input (broadcast to [B,M,N]), a, b] -> [out] (xd_attrs_blas) */
+  XD_OP_RMS_NORM = 36, /* [x, weight?] -> [y, rstd f32 (f64 for f64 x)] (xd_attrs_rms_norm) */
+  XD_OP_RMS_NORM_BACKWARD = 37, /* [grad_out, x, rstd, weight?] -> [grad_input?, grad_weight?]
+                                   (xd_attrs_rms_norm_backward); grad_weight has weight's dtype */
+  XD_OP_COUNT_V1 = 38
+} xd_op;
+
+/* ---------------------------------------------------------------- attribute structs */
+/* A scalar given to an op. `real` is used for floating-point dtypes, `integer` for integer and
+ * bool dtypes; the host fills both consistently. */
+typedef struct xd_attrs_scalar {
+  size_t struct_size;
+  double real;
+  int64_t integer;
+} xd_attrs_scalar;
+
+typedef struct xd_attrs_arange {
+  size_t struct_size;
+  double start, step;           /* floating-point dtypes */
+  int64_t int_start, int_step;  /* integer dtypes */
+} xd_attrs_arange;
+
+/* Philox4x32-10 stream, identical on every backend (docs/architecture.md, "Random numbers"):
+ * element i of a contiguous output of n elements is computed from counter block
+ * (offset + i / per_block) where per_block = 4 for rand (f32 and narrower), 2 for randn and for
+ * f64 rand. */
+typedef struct xd_attrs_random {
+  size_t struct_size;
+  uint64_t seed;
+  uint64_t offset; /* in 128-bit counter blocks */
+  double low, high; /* rand: [low, high); randn: mean = low, std = high */
+} xd_attrs_random;
+
+typedef struct xd_attrs_gelu {
+  size_t struct_size;
+  int32_t approximate; /* 0: exact erf form; 1: tanh approximation */
+} xd_attrs_gelu;
+
+typedef struct xd_attrs_reduce {
+  size_t struct_size;
+  uint64_t dim_mask; /* bit d set: dim d of the input is reduced (already normalised) */
+} xd_attrs_reduce;
+
+typedef struct xd_attrs_dim {
+  size_t struct_size;
+  int32_t dim; /* normalised to [0, ndim) */
+} xd_attrs_dim;
+
+typedef struct xd_attrs_blas {
+  size_t struct_size;
+  double beta;  /* beta == 0: input is not read (NaN in it does not propagate) */
+  double alpha;
+} xd_attrs_blas;
+
+typedef struct xd_attrs_rms_norm {
+  size_t struct_size;
+  int32_t normalized_ndim; /* the trailing dims normalised over, >= 1 */
+  double eps;              /* already defaulted by the host */
+} xd_attrs_rms_norm;
+
+typedef struct xd_attrs_rms_norm_backward {
+  size_t struct_size;
+  int32_t normalized_ndim;
+  int32_t output_mask[2]; /* [grad_input, grad_weight]; an unrequested output is absent */
+} xd_attrs_rms_norm_backward;
+
+/* ---------------------------------------------------------------- tensors as kernels see them */
+/* A strided view of device memory. `handle` is the plugin's own allocation handle (a host pointer
+ * on the CPU backend, a cl_mem on OpenCL, a USM pointer on Level Zero); `offset` is in bytes from
+ * the start of that allocation; sizes and strides are in elements. Strides may be 0 (broadcast)
+ * but are never negative. An absent optional tensor has ndim == -1 and handle == NULL. The arrays
+ * are owned by the host and valid for the duration of the call only. */
+typedef struct xd_view {
+  size_t struct_size;
+  int32_t dtype; /* xd_dtype */
+  int32_t ndim;
+  const int64_t *sizes;
+  const int64_t *strides;
+  void *handle;
+  uint64_t offset;
+} xd_view;
+
+typedef void *xd_stream; /* plugin-defined; created by xd_plugin_api.stream_create */
+typedef void *xd_event;  /* plugin-defined; created by xd_plugin_api.event_create */
+
+struct xd_host_api;
+
+/* Everything a kernel receives. Valid for the duration of the call. A kernel enqueues work on
+ * `stream` and may return before it completes; memory it reads or writes stays alive until the
+ * stream has passed the work (the host's allocator guarantees it). */
+typedef struct xd_kernel_call {
+  size_t struct_size;
+  int32_t op; /* xd_op */
+  int32_t device;
+  xd_stream stream;
+  int32_t num_inputs;
+  int32_t num_outputs;
+  const xd_view *inputs;
+  const xd_view *outputs;
+  const void *attrs; /* the op's attribute struct, or NULL for ops without attributes */
+  void *plugin_ctx;  /* xd_plugin_api.ctx */
+  void *user_data;   /* xd_kernel_desc.user_data */
+  const struct xd_host_api *host;
+  /* Scratch memory on the call's device and stream, released after the stream passes the call.
+   * Returns XD_OK and sets *handle/*offset, or an error already reported through set_error. */
+  xd_status (*workspace)(void *workspace_ctx, uint64_t nbytes, void **handle, uint64_t *offset);
+  void *workspace_ctx;
+} xd_kernel_call;
+
+typedef xd_status (*xd_kernel_fn)(const xd_kernel_call *call);
+/* Returns non-zero when the kernel accepts this call. Must be cheap and side-effect free. */
+typedef int (*xd_kernel_supports_fn)(const xd_kernel_call *call);
+
+typedef struct xd_kernel_desc {
+  size_t struct_size;
+  int32_t op;    /* xd_op */
+  int32_t dtype; /* xd_dtype the op is keyed on (see xd_op) */
+  const char *name; /* for diagnostics, e.g. "cpu.add.contiguous"; copied by the host */
+  xd_kernel_fn fn;
+  xd_kernel_supports_fn supports; /* NULL: accepts every call */
+  void *user_data;
+  int32_t priority; /* higher is tried first; equal priorities keep registration order */
+} xd_kernel_desc;
+
+/* ---------------------------------------------------------------- the host's side */
+typedef enum xd_log_level { XD_LOG_ERROR = 0, XD_LOG_WARN = 1, XD_LOG_INFO = 2, XD_LOG_DEBUG = 3 } xd_log_level;
+
+typedef struct xd_host_api {
+  size_t struct_size;
+  uint32_t abi_major, abi_minor; /* the host's version */
+  void *ctx;                     /* pass back to every function below */
+  /* Log through the host (XD_LOG decides what is printed). Thread-safe. */
+  void (*log)(void *ctx, int32_t level, const char *message);
+  /* Record an error message for the calling thread and return `code`. Thread-safe. */
+  xd_status (*set_error)(void *ctx, xd_status code, const char *message);
+  /* Register a kernel; only valid during xd_plugin_init. Returns XD_ERR_INVALID_ARGUMENT for an
+   * unknown op or dtype, or a NULL fn. */
+  xd_status (*register_kernel)(void *ctx, const xd_kernel_desc *desc);
+} xd_host_api;
+
+/* ---------------------------------------------------------------- the plugin's side */
+typedef enum xd_device_kind {
+  XD_DEVICE_KIND_CPU = 1,
+  XD_DEVICE_KIND_GPU = 2,
+  XD_DEVICE_KIND_ACCELERATOR = 4
+} xd_device_kind;
+
+enum {
+  XD_DEVICE_FLAG_F16 = 1,  /* computes in f16 natively */
+  XD_DEVICE_FLAG_F64 = 2,
+  XD_DEVICE_FLAG_BF16 = 4,
+  /* handle + offset of an allocation is a host pointer, usable by memcpy once the stream that
+   * wrote it is synchronised. The host copies between such devices without the plugin. */
+  XD_DEVICE_FLAG_HOST_POINTERS = 8,
+  XD_DEVICE_FLAG_TIMING = 16 /* events can measure elapsed time */
+};
+
+typedef struct xd_device_properties {
+  size_t struct_size;
+  char name[256];
+  char vendor[128];
+  char driver_version[128];
+  int32_t kind; /* xd_device_kind */
+  uint32_t flags; /* XD_DEVICE_FLAG_* */
+  uint64_t total_memory; /* bytes */
+  uint32_t compute_units;
+  uint32_t max_work_group_size; /* 0 where meaningless */
+} xd_device_properties;
+
+typedef struct xd_plugin_info {
+  size_t struct_size;
+  const char *name;        /* backend name: [a-z][a-z0-9_]*, unique among loaded plugins */
+  uint32_t abi_major, abi_minor; /* the version the plugin was built against */
+  const char *version;     /* the plugin's own version */
+  const char *description;
+  uint32_t device_kinds;   /* xd_device_kind bits it may expose */
+} xd_plugin_info;
+
+/* Bits of xd_plugin_api.codegen_languages (reserved for generated kernels). */
+enum { XD_CODEGEN_OPENCL_C = 1, XD_CODEGEN_CPP = 2 };
+
+/* Filled by the plugin in xd_plugin_init. The host zero-fills it and sets struct_size to its
+ * own size; the plugin writes only fields that fit in that size and sets struct_size to the
+ * size it filled. Every `device` argument is in [0, device_count). Functions taking a stream
+ * enqueue work in order on it. */
+typedef struct xd_plugin_api {
+  size_t struct_size;
+  void *ctx; /* plugin-owned, passed back to every function */
+
+  int32_t (*device_count)(void *ctx);
+  xd_status (*device_properties)(void *ctx, int32_t device, xd_device_properties *out);
+
+  /* Raw device memory. alloc returns XD_ERR_OUT_OF_MEMORY (with a message) when it cannot. */
+  xd_status (*mem_alloc)(void *ctx, int32_t device, uint64_t nbytes, void **handle);
+  xd_status (*mem_free)(void *ctx, int32_t device, void *handle);
+  /* Pinned host memory for transfers; both NULL when unsupported. */
+  xd_status (*host_alloc)(void *ctx, int32_t device, uint64_t nbytes, void **ptr);
+  xd_status (*host_free)(void *ctx, int32_t device, void *ptr);
+
+  /* Copies. `blocking` non-zero: return after the copy completed. */
+  xd_status (*copy_h2d)(void *ctx, int32_t device, xd_stream stream, void *dst, uint64_t dst_offset,
+                        const void *src, uint64_t nbytes, int32_t blocking);
+  xd_status (*copy_d2h)(void *ctx, int32_t device, xd_stream stream, void *dst, const void *src,
+                        uint64_t src_offset, uint64_t nbytes, int32_t blocking);
+  xd_status (*copy_d2d)(void *ctx, int32_t device, xd_stream stream, void *dst, uint64_t dst_offset,
+                        const void *src, uint64_t src_offset, uint64_t nbytes);
+
+  /* In-order streams. */
+  xd_status (*stream_create)(void *ctx, int32_t device, xd_stream *out);
+  xd_status (*stream_destroy)(void *ctx, int32_t device, xd_stream stream);
+  xd_status (*stream_synchronize)(void *ctx, int32_t device, xd_stream stream);
+  /* XD_OK when all work is done, XD_NOT_READY when some is pending. */
+  xd_status (*stream_query)(void *ctx, int32_t device, xd_stream stream);
+
+  /* Events. */
+  xd_status (*event_create)(void *ctx, int32_t device, xd_event *out);
+  xd_status (*event_destroy)(void *ctx, int32_t device, xd_event event);
+  xd_status (*event_record)(void *ctx, int32_t device, xd_event event, xd_stream stream);
+  /* Later work on `stream` waits for `event` (which may belong to another stream of the device). */
+  xd_status (*stream_wait_event)(void *ctx, int32_t device, xd_stream stream, xd_event event);
+  xd_status (*event_query)(void *ctx, int32_t device, xd_event event);
+  xd_status (*event_synchronize)(void *ctx, int32_t device, xd_event event);
+  /* Milliseconds between two recorded, completed events. */
+  xd_status (*event_elapsed_ms)(void *ctx, int32_t device, xd_event start, xd_event end, double *ms);
+
+  /* Reserved for the fusion compiler: XD_CODEGEN_* languages this backend accepts; 0 = none. */
+  uint32_t codegen_languages;
+} xd_plugin_api;
+
+typedef xd_status (*xd_plugin_query_fn)(xd_plugin_info *info);
+typedef xd_status (*xd_plugin_init_fn)(const xd_host_api *host, xd_plugin_api *api);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* XD_PLUGIN_ABI_H */

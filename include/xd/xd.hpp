@@ -1,0 +1,10 @@
+// Umbrella header: everything an application needs.
+#pragma once
+
+#include <xd/backend.hpp>
+#include <xd/device.hpp>
+#include <xd/dtype.hpp>
+#include <xd/error.hpp>
+#include <xd/ops.hpp>
+#include <xd/runtime.hpp>
+#include <xd/tensor.hpp>
