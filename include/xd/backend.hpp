@@ -67,6 +67,10 @@ struct KernelInfo {
 };
 std::vector<KernelInfo> kernels();  // every registered kernel, by op, backend, dtype, order tried
 
+// Enables or disables every kernel with this name (diagnostics and tests: e.g. compare
+// "cpu.mm.dnnl" against the plain loop it shadows). ValueError for an unknown name.
+bool set_kernel_enabled(const std::string& name, bool enabled);
+
 // Names of every op the core declares (the order of xd_op).
 std::vector<std::string> op_names();
 

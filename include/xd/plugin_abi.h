@@ -221,7 +221,7 @@ typedef struct xd_kernel_call {
   void *user_data;   /* xd_kernel_desc.user_data */
   const struct xd_host_api *host;
   /* Scratch memory on the call's device and stream, released after the stream passes the call.
-   * Returns XD_OK and sets *handle/*offset, or an error already reported through set_error. */
+   * Returns XD_OK and sets *handle and *offset, or an error already reported through set_error. */
   xd_status (*workspace)(void *workspace_ctx, uint64_t nbytes, void **handle, uint64_t *offset);
   void *workspace_ctx;
 } xd_kernel_call;

@@ -30,7 +30,14 @@ inline constexpr int kMaxDims = 8;  // the most dims a tensor has; more is a Lay
 class IntList {
  public:
   IntList() = default;
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winit-list-lifetime"  // by design: valid for the call, like std::span
+#endif
   IntList(std::initializer_list<int64_t> l) : data_(l.begin()), size_(l.size()) {}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
   IntList(const std::vector<int64_t>& v) : data_(v.data()), size_(v.size()) {}  // NOLINT
   IntList(std::span<const int64_t> s) : data_(s.data()), size_(s.size()) {}      // NOLINT
   IntList(const int64_t* d, size_t n) : data_(d), size_(n) {}

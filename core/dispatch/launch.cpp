@@ -1,0 +1,198 @@
+#include "dispatch/launch.hpp"
+
+#include <xd/backend.hpp>
+#include <xd/error.hpp>
+
+#include "dispatch/dispatch_table.hpp"
+#include "ops/schema.hpp"
+#include "plugin/host_api.hpp"
+#include "runtime/current.hpp"
+#include "tensor/shape.hpp"
+#include "util/env.hpp"
+#include "util/log.hpp"
+
+#include <atomic>
+#include <cstring>
+#include <vector>
+
+namespace xd::detail {
+
+namespace {
+
+std::atomic<uint64_t> g_fallbacks{0};
+
+enum class Fallback { error, cpu };
+
+Fallback fallback_mode() {
+  static const Fallback mode = [] {
+    const std::string v = env("XD_FALLBACK").value_or("error");
+    if (v.empty() || v == "error") return Fallback::error;
+    if (v == "cpu") return Fallback::cpu;
+    throw ValueError("XD_FALLBACK='" + v + "' is not valid; expected 'cpu' (run missing kernels on the CPU backend) "
+                     "or 'error' (the default)");
+  }();
+  return mode;
+}
+
+xd_view to_view(const Arg& a) {
+  xd_view v{};
+  v.struct_size = sizeof v;
+  if (a.t == nullptr) {
+    v.ndim = -1;
+    v.dtype = -1;
+    return v;
+  }
+  v.dtype = static_cast<int32_t>(a.t->dtype);
+  v.ndim = a.ndim;
+  v.sizes = a.sizes;
+  v.strides = a.strides;
+  v.handle = a.t->storage->handle;
+  v.offset = a.t->byte_offset();
+  return v;
+}
+
+struct Workspace {
+  DeviceRecord* dev;
+  std::vector<std::shared_ptr<TensorImpl>> held;  // released when the launch returns
+};
+
+xd_status workspace_fn(void* ctx, uint64_t nbytes, void** handle, uint64_t* offset) {
+  auto* w = static_cast<Workspace*>(ctx);
+  try {
+    const int64_t n = static_cast<int64_t>(nbytes);
+    auto t = allocate_tensor(*w->dev, {n}, Dtype::u8);
+    *handle = t->storage->handle;
+    *offset = t->storage->offset;
+    w->held.push_back(std::move(t));
+    return XD_OK;
+  } catch (const std::exception& e) {
+    return make_host_api(nullptr).set_error(nullptr, XD_ERR_OUT_OF_MEMORY, e.what());
+  }
+}
+
+std::string registered_dtypes(xd_op op, const Backend& b) {
+  std::string s;
+  for (int d = 0; d < kNumDtypes; ++d)
+    if (!Registry::get().table().slot(op, b.type, static_cast<Dtype>(d)).empty())
+      s += std::string(s.empty() ? "" : ", ") + dtype_name(static_cast<Dtype>(d));
+  return s.empty() ? "none" : s;
+}
+
+std::shared_ptr<TensorImpl> view_of(const Arg& a) {
+  return make_view(*a.t, a.ndim, a.sizes, a.strides, a.t->storage_offset);
+}
+
+void run_on_cpu(xd_op op, Dtype key, DeviceRecord& dev, std::span<const Arg> inputs, std::span<const Arg> outputs,
+                const void* attrs) {
+  DeviceRecord& cpu_dev = Registry::get().device(cpu());
+  std::vector<Tensor> in_cpu, out_dev, out_cpu;
+  for (const Arg& a : inputs) in_cpu.push_back(a.t ? Tensor(view_of(a)).to(cpu()) : Tensor());
+  for (const Arg& a : outputs) {
+    if (a.t == nullptr) {
+      out_dev.emplace_back();
+      out_cpu.emplace_back();
+      continue;
+    }
+    out_dev.emplace_back(view_of(a));
+    out_cpu.emplace_back(allocate_tensor(cpu_dev, IntList(a.sizes, static_cast<size_t>(a.ndim)), a.t->dtype));
+  }
+  std::vector<Arg> ai, ao;
+  for (const Tensor& t : in_cpu) ai.push_back(t.defined() ? arg(t.impl()) : arg_absent());
+  for (const Tensor& t : out_cpu) ao.push_back(t.defined() ? arg(t.impl()) : arg_absent());
+  (void)dev;
+  launch(op, key, cpu_dev, std::span<const Arg>(ai), std::span<const Arg>(ao), attrs);
+  for (size_t i = 0; i < out_dev.size(); ++i)
+    if (out_dev[i].defined()) out_dev[i].copy_(out_cpu[i]);
+}
+
+}  // namespace
+
+Arg arg(const TensorImpl& t) {
+  Arg a;
+  a.t = &t;
+  a.ndim = t.ndim;
+  std::memcpy(a.sizes, t.sizes, sizeof(int64_t) * static_cast<size_t>(t.ndim));
+  std::memcpy(a.strides, t.strides, sizeof(int64_t) * static_cast<size_t>(t.ndim));
+  return a;
+}
+
+Arg arg_absent() { return Arg{}; }
+
+Arg arg_broadcast(const TensorImpl& t, const int64_t* sizes, int ndim) {
+  Arg a;
+  a.t = &t;
+  a.ndim = ndim;
+  std::memcpy(a.sizes, sizes, sizeof(int64_t) * static_cast<size_t>(ndim));
+  broadcast_strides(t.sizes, t.strides, t.ndim, sizes, ndim, a.strides);
+  return a;
+}
+
+void launch(xd_op op, Dtype key, DeviceRecord& dev, std::span<const Arg> inputs, std::span<const Arg> outputs,
+            const void* attrs) {
+  xd_view in[4], out[2];
+  int ni = 0, no = 0;
+  for (const Arg& a : inputs) in[ni++] = to_view(a);
+  for (const Arg& a : outputs) out[no++] = to_view(a);
+  Backend& b = *dev.backend;
+  StreamState& stream = current_stream_state(dev);
+  Workspace ws{&dev, {}};
+
+  xd_kernel_call call{};
+  call.struct_size = sizeof call;
+  call.op = op;
+  call.device = dev.plugin_device;
+  call.stream = stream.handle;
+  call.num_inputs = ni;
+  call.num_outputs = no;
+  call.inputs = in;
+  call.outputs = out;
+  call.attrs = attrs;
+  call.plugin_ctx = b.api.ctx;
+  call.host = &b.host;
+  call.workspace = workspace_fn;
+  call.workspace_ctx = &ws;
+
+  const auto& slot = Registry::get().table().slot(op, b.type, key);
+  for (const KernelEntry* e : slot) {
+    if (!e->enabled.load(std::memory_order_relaxed)) continue;
+    call.user_data = e->user_data;
+    if (e->supports != nullptr && e->supports(&call) == 0) continue;
+    const xd_status s = e->fn(&call);
+    if (s != XD_OK) {
+      std::string msg = take_plugin_error();
+      if (msg.empty()) msg = "status " + std::to_string(static_cast<int>(s));
+      const std::string text = std::string(op_schema(op).name) + " on " + dev.device.str() + " (" +
+                               dtype_name(key) + "): kernel " + e->name + " failed: " + msg;
+      if (s == XD_ERR_OUT_OF_MEMORY) throw OutOfMemoryError(text);
+      if (s == XD_ERR_NOT_IMPLEMENTED) throw NotImplementedError(text);
+      throw PluginError(text);
+    }
+    return;
+  }
+
+  const char* name = op_schema(op).name;
+  if (fallback_mode() == Fallback::cpu && b.name != "cpu") {
+    g_fallbacks.fetch_add(1, std::memory_order_relaxed);
+    log_once(LogLevel::warn, std::string("fallback:") + name + ":" + b.name + ":" + dtype_name(key),
+             std::string(name) + " has no " + b.name + " kernel for " + dtype_name(key) +
+                 "; running it on the CPU backend (XD_FALLBACK=cpu). This warning is shown once.");
+    run_on_cpu(op, key, dev, inputs, outputs, attrs);
+    return;
+  }
+  std::string why = slot.empty() ? std::string("no kernel is registered")
+                                 : "every registered kernel declined this call (";
+  if (!slot.empty()) {
+    for (size_t i = 0; i < slot.size(); ++i) why += (i ? ", " : "") + slot[i]->name;
+    why += ")";
+  }
+  throw NotImplementedError(std::string(name) + " on backend '" + b.name + "' with dtype " + dtype_name(key) + ": " +
+                            why + ". Dtypes with " + name + " kernels on '" + b.name +
+                            "': " + registered_dtypes(op, b) +
+                            ". Set XD_FALLBACK=cpu to run missing kernels on the CPU backend.");
+}
+
+}  // namespace xd::detail
+
+namespace xd {
+uint64_t fallback_count() { return detail::g_fallbacks.load(std::memory_order_relaxed); }
+}  // namespace xd

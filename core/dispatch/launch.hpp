@@ -1,0 +1,39 @@
+// Running one kernel: look up (op, backend, dtype) in the dispatch table, take the first kernel
+// whose supports() accepts the call, and call it on the current stream. With XD_FALLBACK=cpu a
+// missing kernel runs on the CPU backend instead (inputs copied over, outputs copied back) with
+// a one-time warning per (op, backend, dtype) and a counter (xd::fallback_count()).
+#pragma once
+
+#include <xd/plugin_abi.h>
+
+#include "tensor/tensor_impl.hpp"
+
+#include <initializer_list>
+#include <span>
+
+namespace xd::detail {
+
+// A tensor as one kernel argument: a tensor with (optionally) other sizes and strides, e.g. an
+// input broadcast to the output's shape. An absent optional argument has t == nullptr.
+struct Arg {
+  const TensorImpl* t = nullptr;
+  int ndim = -1;
+  int64_t sizes[kMaxDims];
+  int64_t strides[kMaxDims];
+};
+
+Arg arg(const TensorImpl& t);
+Arg arg_absent();
+// `t` broadcast to (sizes, ndim); the caller has checked that it broadcasts.
+Arg arg_broadcast(const TensorImpl& t, const int64_t* sizes, int ndim);
+
+// All inputs and outputs are on `dev`. `key` is the dtype the op is keyed on (see xd_op).
+void launch(xd_op op, Dtype key, DeviceRecord& dev, std::span<const Arg> inputs, std::span<const Arg> outputs,
+            const void* attrs);
+inline void launch(xd_op op, Dtype key, DeviceRecord& dev, std::initializer_list<Arg> inputs,
+                   std::initializer_list<Arg> outputs, const void* attrs) {
+  launch(op, key, dev, std::span<const Arg>(inputs.begin(), inputs.size()),
+         std::span<const Arg>(outputs.begin(), outputs.size()), attrs);
+}
+
+}  // namespace xd::detail

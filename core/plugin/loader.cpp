@@ -1,0 +1,174 @@
+#include "plugin/loader.hpp"
+
+#include "util/env.hpp"
+
+#define BOOST_DLL_USE_STD_FS
+#include <boost/dll/runtime_symbol_info.hpp>
+#include <boost/dll/shared_library.hpp>
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#ifndef XD_BUILD_PLUGIN_DIR
+#define XD_BUILD_PLUGIN_DIR ""
+#endif
+
+namespace fs = std::filesystem;
+
+namespace xd::detail {
+
+namespace {
+
+bool valid_name(const char* n) {
+  if (n == nullptr || *n < 'a' || *n > 'z') return false;
+  for (const char* p = n; *p != '\0'; ++p)
+    if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_')) return false;
+  return std::strlen(n) <= 32;
+}
+
+// "libfoo.so.1: cannot open shared object file: No such file or directory" -> "libfoo.so.1".
+std::string missing_dependency(const std::string& dl_error, const std::string& path) {
+  const std::string marker = ": cannot open shared object file";
+  const auto pos = dl_error.find(marker);
+  if (pos == std::string::npos) return {};
+  std::string lib = dl_error.substr(0, pos);
+  if (lib == path || fs::path(lib).filename() == fs::path(path).filename()) return {};
+  return lib;
+}
+
+}  // namespace
+
+OpenedPlugin open_plugin(const std::string& path) {
+  OpenedPlugin out;
+  out.row.path = path;
+  std::error_code fec;
+  if (!fs::exists(path, fec)) {
+    out.row.status = LoadStatus::not_found;
+    out.row.reason = "no such file";
+    return out;
+  }
+  if (!fs::is_regular_file(path, fec)) {
+    out.row.status = LoadStatus::not_a_library;
+    out.row.reason = "not a regular file";
+    return out;
+  }
+  {
+    std::ifstream f(path, std::ios::binary);
+    char magic[4] = {};
+    f.read(magic, 4);
+    if (f.gcount() != 4 || std::memcmp(magic, "\x7f" "ELF", 4) != 0) {
+      out.row.status = LoadStatus::not_a_library;
+      out.row.reason = "not an ELF shared object (bad magic bytes)";
+      return out;
+    }
+  }
+
+  auto* lib = new boost::dll::shared_library();  // never freed: plugins are never unloaded
+  std::error_code ec;
+  dlerror();  // clear
+  lib->load(boost::dll::fs::path(path), ec,
+            boost::dll::load_mode::rtld_local | boost::dll::load_mode::rtld_now);
+  if (ec || !lib->is_loaded()) {
+    const char* dl = dlerror();
+    const std::string msg = dl != nullptr ? dl : ec.message();
+    delete lib;  // nothing was loaded
+    const std::string dep = missing_dependency(msg, path);
+    if (!dep.empty()) {
+      out.row.status = LoadStatus::dependency_missing;
+      out.row.reason = "needs " + dep + ", which was not found (" + msg + ")";
+    } else {
+      out.row.status = LoadStatus::not_a_library;
+      out.row.reason = msg;
+    }
+    return out;
+  }
+  for (const char* sym : {XD_PLUGIN_QUERY_SYMBOL, XD_PLUGIN_INIT_SYMBOL}) {
+    if (!lib->has(sym)) {
+      out.row.status = LoadStatus::symbol_missing;
+      out.row.reason = std::string("does not export ") + sym + " (is it an xdispatch plugin?)";
+      return out;
+    }
+  }
+  auto query = reinterpret_cast<xd_plugin_query_fn>(lib->get<void()>(XD_PLUGIN_QUERY_SYMBOL));
+  out.init = reinterpret_cast<xd_plugin_init_fn>(lib->get<void()>(XD_PLUGIN_INIT_SYMBOL));
+
+  out.info.struct_size = sizeof out.info;
+  const xd_status qs = query(&out.info);
+  if (qs != XD_OK) {
+    out.row.status = LoadStatus::init_failed;
+    out.row.reason = "xd_plugin_query returned status " + std::to_string(qs);
+    return out;
+  }
+  if (XD_STRUCT_HAS(&out.info, xd_plugin_info, abi_minor)) {
+    out.row.abi = std::to_string(out.info.abi_major) + "." + std::to_string(out.info.abi_minor);
+  }
+  if (XD_STRUCT_HAS(&out.info, xd_plugin_info, name) && out.info.name != nullptr) out.row.name = out.info.name;
+  if (XD_STRUCT_HAS(&out.info, xd_plugin_info, version) && out.info.version != nullptr)
+    out.row.version = out.info.version;
+  if (!XD_STRUCT_HAS(&out.info, xd_plugin_info, abi_minor) || out.info.abi_major != XD_ABI_MAJOR) {
+    out.row.status = LoadStatus::abi_mismatch;
+    out.row.reason = "plugin ABI " + (out.row.abi.empty() ? std::string("unknown") : out.row.abi) +
+                     ", host ABI " + std::to_string(XD_ABI_MAJOR) + "." + std::to_string(XD_ABI_MINOR) +
+                     "; rebuild the plugin against this version of include/xd/plugin_abi.h";
+    return out;
+  }
+  if (!valid_name(out.info.name)) {
+    out.row.status = LoadStatus::init_failed;
+    out.row.reason = "xd_plugin_query gave an invalid backend name (want [a-z][a-z0-9_]*, at most 32 chars)";
+    return out;
+  }
+  out.row.status = LoadStatus::loaded;
+  return out;
+}
+
+std::vector<Candidate> plugin_candidates(std::vector<std::string>& searched) {
+  std::vector<Candidate> out;
+  std::set<std::string> seen;
+  auto add_file = [&](const fs::path& p, bool explicit_file) {
+    std::error_code ec;
+    const fs::path canon = fs::weakly_canonical(p, ec);
+    const std::string key = ec ? p.string() : canon.string();
+    if (!seen.insert(key).second) return;
+    out.push_back({p.string(), explicit_file});
+  };
+  auto add_dir = [&](const fs::path& dir, bool from_env) {
+    searched.push_back(dir.string());
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) {
+      if (from_env) out.push_back({dir.string(), true});  // reported as not found
+      return;
+    }
+    std::vector<fs::path> files;
+    for (const auto& e : fs::directory_iterator(dir, ec)) {
+      const std::string n = e.path().filename().string();
+      if (n.rfind("libxd_plugin_", 0) == 0 && n.size() > 3 && n.substr(n.size() - 3) == ".so")
+        files.push_back(e.path());
+    }
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) add_file(f, false);
+  };
+
+  if (const auto p = env("XD_PLUGIN_PATH")) {
+    for (const std::string& entry : split(*p, ":")) {
+      std::error_code ec;
+      if (fs::is_directory(entry, ec)) {
+        add_dir(entry, true);
+      } else {
+        searched.push_back(entry);
+        add_file(entry, true);
+      }
+    }
+  }
+  std::error_code ec;
+  const fs::path self = boost::dll::this_line_location(ec);
+  if (!ec) add_dir(self.parent_path() / "xdispatch" / "plugins", false);
+  if (std::strlen(XD_BUILD_PLUGIN_DIR) > 0) add_dir(XD_BUILD_PLUGIN_DIR, false);
+  return out;
+}
+
+}  // namespace xd::detail

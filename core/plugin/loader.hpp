@@ -1,0 +1,34 @@
+// Opening one plugin file: the steps before init, each failure mapped to a load-report status.
+// Loading uses Boost.DLL's error-code overloads (never throws, never aborts) with RTLD_LOCAL |
+// RTLD_NOW; a library that opened is never closed, even when a later step fails, because a
+// half-initialised plugin may have started threads or registered callbacks.
+#pragma once
+
+#include <xd/backend.hpp>
+#include <xd/plugin_abi.h>
+
+#include <string>
+#include <vector>
+
+namespace xd::detail {
+
+struct OpenedPlugin {
+  LoadReportRow row;  // status is `loaded` when every step passed
+  xd_plugin_info info{};
+  xd_plugin_init_fn init = nullptr;
+};
+
+OpenedPlugin open_plugin(const std::string& path);
+
+struct Candidate {
+  std::string path;
+  bool explicit_file = false;  // named directly in XD_PLUGIN_PATH
+};
+
+// Every plugin file to try, in search order: XD_PLUGIN_PATH (folders or files), the folder
+// <dir of libxdispatch>/xdispatch/plugins, then the build tree's plugin folder. Folders yield
+// their libxd_plugin_*.so files sorted by name; the same file reached twice is listed once.
+// `searched` receives each folder or file looked at, for messages.
+std::vector<Candidate> plugin_candidates(std::vector<std::string>& searched);
+
+}  // namespace xd::detail

@@ -1,0 +1,142 @@
+#include <xd/error.hpp>
+#include <xd/runtime.hpp>
+
+#include "registry/registry.hpp"
+#include "runtime/current.hpp"
+
+#include <atomic>
+#include <vector>
+
+namespace xd {
+
+namespace detail {
+
+namespace {
+std::atomic<uint64_t> g_user_stream_ids{1ull << 32};  // disjoint from default stream ids
+
+struct ThreadState {
+  bool device_set = false;
+  Device device;
+  std::vector<std::shared_ptr<StreamState>> streams;  // by type * kMaxDevicesPerBackend + index
+};
+thread_local ThreadState t_state;
+
+size_t slot_of(const DeviceRecord& d) {
+  return static_cast<size_t>(d.device.type()) * kMaxDevicesPerBackend + static_cast<size_t>(d.device.index());
+}
+}  // namespace
+
+StreamState& current_stream_state(DeviceRecord& dev) {
+  const size_t slot = slot_of(dev);
+  if (slot < t_state.streams.size() && t_state.streams[slot]) return *t_state.streams[slot];
+  return *dev.get_default_stream();
+}
+
+std::shared_ptr<StreamState> current_stream_ptr(DeviceRecord& dev) {
+  const size_t slot = slot_of(dev);
+  if (slot < t_state.streams.size() && t_state.streams[slot]) return t_state.streams[slot];
+  return dev.get_default_stream();
+}
+
+void set_current_stream_ptr(DeviceRecord& dev, std::shared_ptr<StreamState> s) {
+  const size_t slot = slot_of(dev);
+  if (slot >= t_state.streams.size()) t_state.streams.resize(slot + 1);
+  t_state.streams[slot] = std::move(s);
+}
+
+}  // namespace detail
+
+using detail::Registry;
+using detail::StreamState;
+
+Stream Stream::create(Device device) {
+  auto& dev = Registry::get().device(device);
+  auto s = std::make_shared<StreamState>();
+  s->device = &dev;
+  s->id = detail::g_user_stream_ids.fetch_add(1);
+  detail::check(*dev.backend, dev.backend->api.stream_create(dev.backend->api.ctx, dev.plugin_device, &s->handle),
+                "stream_create");
+  s->owned = true;
+  {
+    std::lock_guard lock(dev.streams_mutex);
+    dev.streams.push_back(s);
+  }
+  return Stream(s);
+}
+
+Device Stream::device() const { return state_->device->device; }
+
+void Stream::synchronize() const {
+  auto& b = *state_->device->backend;
+  detail::check(b, b.api.stream_synchronize(b.api.ctx, state_->device->plugin_device, state_->handle),
+                "stream_synchronize");
+}
+
+bool Stream::query() const {
+  auto& b = *state_->device->backend;
+  const xd_status s = b.api.stream_query(b.api.ctx, state_->device->plugin_device, state_->handle);
+  if (s == XD_NOT_READY) return false;
+  detail::check(b, s, "stream_query");
+  return true;
+}
+
+void* Stream::handle() const { return state_->handle; }
+uint64_t Stream::id() const { return state_->id; }
+
+Stream default_stream(Device device) { return Stream(Registry::get().device(device).get_default_stream()); }
+
+Stream current_stream(Device device) { return Stream(detail::current_stream_ptr(Registry::get().device(device))); }
+
+Stream current_stream() { return current_stream(current_device()); }
+
+void set_current_stream(const Stream& stream) {
+  detail::set_current_stream_ptr(*stream.state()->device, stream.state());
+}
+
+Device current_device() {
+  if (!detail::t_state.device_set) {
+    detail::t_state.device = default_device();
+    detail::t_state.device_set = true;
+  }
+  return detail::t_state.device;
+}
+
+void set_current_device(Device device) {
+  (void)Registry::get().device(device);  // validates
+  detail::t_state.device = device;
+  detail::t_state.device_set = true;
+}
+
+void synchronize(Device device) {
+  auto& dev = Registry::get().device(device);
+  Stream(dev.get_default_stream()).synchronize();
+  std::vector<std::shared_ptr<StreamState>> live;
+  {
+    std::lock_guard lock(dev.streams_mutex);
+    for (auto it = dev.streams.begin(); it != dev.streams.end();) {
+      if (auto s = it->lock()) {
+        live.push_back(std::move(s));
+        ++it;
+      } else {
+        it = dev.streams.erase(it);
+      }
+    }
+  }
+  for (auto& s : live) Stream(s).synchronize();
+}
+
+DeviceGuard::DeviceGuard(Device device) : previous_(current_device()) { set_current_device(device); }
+DeviceGuard::~DeviceGuard() { detail::t_state.device = previous_; }
+
+StreamGuard::StreamGuard(const Stream& stream)
+    : previous_device_(current_device()), previous_stream_(current_stream(stream.device())) {
+  set_current_device(stream.device());
+  set_current_stream(stream);
+}
+
+StreamGuard::~StreamGuard() {
+  set_current_stream(previous_stream_);
+  detail::t_state.device = previous_device_;
+}
+
+}  // namespace xd

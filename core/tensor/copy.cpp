@@ -1,0 +1,131 @@
+// Copies: within a device through the COPY kernel (strides, broadcast, dtype casts), between
+// devices through the plugins' transfer functions.
+#include <xd/error.hpp>
+#include <xd/ops.hpp>
+#include <xd/tensor.hpp>
+
+#include "dispatch/launch.hpp"
+#include "runtime/current.hpp"
+#include "tensor/shape.hpp"
+#include "tensor/tensor_impl.hpp"
+
+#include <cstring>
+#include <vector>
+
+namespace xd {
+
+namespace detail {
+void device_to_host(const TensorImpl& t, void* dst);
+void host_to_device(const void* src, TensorImpl& t);
+
+namespace {
+
+// Copies the bytes of contiguous `src` into contiguous `dst` (same dtype and numel, other devices).
+void transfer(const TensorImpl& src, TensorImpl& dst) {
+  const uint64_t n = static_cast<uint64_t>(src.numel) * itemsize(src.dtype);
+  if (n == 0) return;
+  DeviceRecord& sd = src.device_record();
+  DeviceRecord& dd = dst.device_record();
+  if (sd.props.host_pointers) {
+    auto& api = sd.backend->api;
+    check(*sd.backend, api.stream_synchronize(api.ctx, sd.plugin_device, current_stream_state(sd).handle),
+          "stream_synchronize");
+    host_to_device(static_cast<const char*>(src.storage->handle) + src.byte_offset(), dst);
+  } else if (dd.props.host_pointers) {
+    auto& api = dd.backend->api;
+    check(*dd.backend, api.stream_synchronize(api.ctx, dd.plugin_device, current_stream_state(dd).handle),
+          "stream_synchronize");
+    device_to_host(src, static_cast<char*>(dst.storage->handle) + dst.byte_offset());
+  } else {
+    std::vector<char> staging(n);
+    device_to_host(src, staging.data());
+    host_to_device(staging.data(), dst);
+  }
+}
+
+}  // namespace
+}  // namespace detail
+
+using detail::TensorImpl;
+
+Tensor& Tensor::copy_(const Tensor& src) {
+  const TensorImpl& d = detail::checked_impl(*this, "copy_", "self");
+  const TensorImpl& s = detail::checked_impl(src, "copy_", "src");
+  int64_t shape[kMaxDims];
+  int nd = d.ndim;
+  std::copy(d.sizes, d.sizes + d.ndim, shape);
+  detail::broadcast_into(shape, nd, s.sizes, s.ndim, "copy_");
+  if (nd != d.ndim || !std::equal(shape, shape + nd, d.sizes))
+    throw ShapeError("copy_: source of shape " + detail::shape_str(s.sizes, s.ndim) +
+                     " does not broadcast to the destination's shape " + detail::shape_str(d.sizes, d.ndim));
+  if (d.numel == 0) return *this;
+  if (s.storage->device == d.storage->device) {
+    detail::launch(XD_OP_COPY, s.dtype, d.device_record(), {detail::arg_broadcast(s, d.sizes, d.ndim)},
+                   {detail::arg(d)}, nullptr);
+    return *this;
+  }
+  // Across devices: make the source contiguous in the destination's shape on its own device,
+  // move the bytes, then cast/scatter on the destination device if needed.
+  Tensor staged = src.expand(std::span<const int64_t>(d.sizes, static_cast<size_t>(d.ndim))).contiguous();
+  if (d.is_contiguous() && d.dtype == s.dtype) {
+    detail::transfer(staged.impl(), const_cast<TensorImpl&>(d));
+    return *this;
+  }
+  auto tmp = detail::allocate_tensor(d.device_record(), sizes(), s.dtype);
+  detail::transfer(staged.impl(), *tmp);
+  detail::launch(XD_OP_COPY, s.dtype, d.device_record(), {detail::arg(*tmp)}, {detail::arg(d)}, nullptr);
+  return *this;
+}
+
+Tensor Tensor::contiguous() const {
+  const auto& t = impl();
+  if (t.is_contiguous()) return *this;
+  Tensor out(detail::allocate_tensor(t.device_record(), sizes(), t.dtype));
+  out.copy_(*this);
+  return out;
+}
+
+Tensor Tensor::clone() const {
+  const auto& t = impl();
+  Tensor out(detail::allocate_tensor(t.device_record(), sizes(), t.dtype));
+  out.copy_(*this);
+  return out;
+}
+
+Tensor Tensor::to(Device device) const {
+  const auto& t = impl();
+  auto& dev = detail::Registry::get().device(device);
+  if (&dev == t.storage->device) return *this;
+  Tensor out(detail::allocate_tensor(dev, sizes(), t.dtype));
+  out.copy_(*this);
+  return out;
+}
+
+Tensor Tensor::to(Dtype dtype) const {
+  const auto& t = impl();
+  if (dtype == t.dtype) return *this;
+  Tensor out(detail::allocate_tensor(t.device_record(), sizes(), dtype));
+  out.copy_(*this);
+  return out;
+}
+
+Tensor from_host(const void* data, Dtype dtype, IntList sizes, Device device) {
+  auto t = detail::allocate_tensor(detail::Registry::get().device(device), sizes, dtype);
+  if (t->numel > 0 && data == nullptr) throw ValueError("from_host: data is null for a non-empty tensor");
+  detail::host_to_device(data, *t);
+  return Tensor(std::move(t));
+}
+
+Tensor tensor(const std::vector<uint8_t>& values, IntList sizes, Dtype dtype, Device device) {
+  int64_t strides[kMaxDims];
+  const int64_t n = detail::contiguous_strides(sizes.data(), static_cast<int>(sizes.size()), strides, "tensor");
+  if (itemsize(dtype) != 1)
+    throw DtypeError(std::string("tensor(bytes): dtype ") + dtype_name(dtype) +
+                     " is not one byte wide; use tensor<T>() with the matching C++ type");
+  if (static_cast<int64_t>(values.size()) != n)
+    throw ShapeError("tensor: " + std::to_string(values.size()) + " values given for shape " +
+                     detail::shape_str(sizes.vec()) + " (" + std::to_string(n) + " elements)");
+  return from_host(values.data(), dtype, sizes, device);
+}
+
+}  // namespace xd

@@ -1,0 +1,149 @@
+// Tensor basics: allocation, accessors, host access.
+#include <xd/error.hpp>
+#include <xd/runtime.hpp>
+#include <xd/tensor.hpp>
+
+#include "runtime/current.hpp"
+#include "tensor/shape.hpp"
+#include "tensor/tensor_impl.hpp"
+
+#include <cstring>
+
+namespace xd {
+
+namespace detail {
+
+bool TensorImpl::is_contiguous() const {
+  int64_t expected = 1;
+  for (int d = ndim - 1; d >= 0; --d) {
+    if (sizes[d] != 1 && strides[d] != expected) return numel == 0;
+    expected *= sizes[d];
+  }
+  return true;
+}
+
+std::shared_ptr<TensorImpl> allocate_tensor(DeviceRecord& dev, IntList sizes, Dtype dtype) {
+  auto t = std::make_shared<TensorImpl>();
+  const int ndim = static_cast<int>(sizes.size());
+  if (ndim > kMaxDims)
+    throw LayoutError("cannot create a " + std::to_string(ndim) + "-d tensor; xdispatch tensors have at most " +
+                      std::to_string(kMaxDims) + " dims");
+  std::memcpy(t->sizes, sizes.data(), sizeof(int64_t) * static_cast<size_t>(ndim));
+  t->ndim = ndim;
+  t->dtype = dtype;
+  t->numel = contiguous_strides(t->sizes, ndim, t->strides, "empty");
+  uint64_t nbytes = 0;
+  if (__builtin_mul_overflow(static_cast<uint64_t>(t->numel), itemsize(dtype), &nbytes))
+    throw OutOfMemoryError("cannot allocate " + shape_str(t->sizes, ndim) + " " + dtype_name(dtype) +
+                           ": the byte count overflows 64 bits");
+  auto s = std::make_shared<Storage>();
+  s->device = &dev;
+  s->nbytes = nbytes;
+  s->block = dev.allocator->allocate(nbytes, current_stream_state(dev).id);
+  s->handle = s->block->segment;
+  s->offset = s->block->offset;
+  t->storage = std::move(s);
+  return t;
+}
+
+std::shared_ptr<TensorImpl> make_view(const TensorImpl& base, int ndim, const int64_t* sizes, const int64_t* strides,
+                                      int64_t storage_offset, Dtype dtype) {
+  auto t = std::make_shared<TensorImpl>();
+  t->storage = base.storage;
+  t->ndim = ndim;
+  t->dtype = dtype;
+  t->storage_offset = storage_offset;
+  int64_t n = 1;
+  for (int i = 0; i < ndim; ++i) {
+    t->sizes[i] = sizes[i];
+    t->strides[i] = strides[i];
+    n *= sizes[i];
+  }
+  t->numel = n;
+  return t;
+}
+
+const TensorImpl& checked_impl(const Tensor& t, const char* op, const char* arg) {
+  if (!t.defined())
+    throw ValueError(std::string(op) + ": argument '" + arg + "' is an undefined tensor (default-constructed xd::Tensor)");
+  return t.impl();
+}
+
+[[noreturn]] void throw_item_numel(int64_t numel) {
+  throw ValueError("item(): the tensor has " + std::to_string(numel) +
+                   " elements; item() needs exactly one (use to_vector() or at())");
+}
+
+// Blocking copy of a contiguous device tensor into host memory.
+void device_to_host(const TensorImpl& t, void* dst) {
+  const uint64_t n = static_cast<uint64_t>(t.numel) * itemsize(t.dtype);
+  if (n == 0) return;
+  DeviceRecord& dev = t.device_record();
+  StreamState& s = current_stream_state(dev);
+  auto& api = dev.backend->api;
+  if (dev.props.host_pointers) {
+    check(*dev.backend, api.stream_synchronize(api.ctx, dev.plugin_device, s.handle), "stream_synchronize");
+    std::memcpy(dst, static_cast<const char*>(t.storage->handle) + t.byte_offset(), n);
+    return;
+  }
+  check(*dev.backend, api.copy_d2h(api.ctx, dev.plugin_device, s.handle, dst, t.storage->handle, t.byte_offset(), n, 1),
+        "copy_d2h");
+}
+
+// Blocking copy of host memory into a contiguous device tensor.
+void host_to_device(const void* src, TensorImpl& t) {
+  const uint64_t n = static_cast<uint64_t>(t.numel) * itemsize(t.dtype);
+  if (n == 0) return;
+  DeviceRecord& dev = t.device_record();
+  StreamState& s = current_stream_state(dev);
+  auto& api = dev.backend->api;
+  check(*dev.backend, api.copy_h2d(api.ctx, dev.plugin_device, s.handle, t.storage->handle, t.byte_offset(), src, n, 1),
+        "copy_h2d");
+}
+
+}  // namespace detail
+
+using detail::TensorImpl;
+
+const detail::TensorImpl& Tensor::impl() const {
+  if (!impl_) throw ValueError("this xd::Tensor is undefined (default-constructed); it has no data");
+  return *impl_;
+}
+
+Dtype Tensor::dtype() const { return impl().dtype; }
+Device Tensor::device() const { return impl().device(); }
+int Tensor::dim() const { return impl().ndim; }
+int64_t Tensor::size(int64_t d) const { return impl_->sizes[detail::normalize_dim(d, impl().ndim, "size")]; }
+int64_t Tensor::stride(int64_t d) const { return impl_->strides[detail::normalize_dim(d, impl().ndim, "stride")]; }
+std::span<const int64_t> Tensor::sizes() const { return {impl().sizes, static_cast<size_t>(impl_->ndim)}; }
+std::span<const int64_t> Tensor::strides() const { return {impl().strides, static_cast<size_t>(impl_->ndim)}; }
+int64_t Tensor::storage_offset() const { return impl().storage_offset; }
+int64_t Tensor::numel() const { return impl().numel; }
+size_t Tensor::nbytes() const { return static_cast<size_t>(impl().numel) * itemsize(impl_->dtype); }
+bool Tensor::is_contiguous() const { return impl().is_contiguous(); }
+
+void Tensor::copy_to_host(void* dst, Dtype as) const {
+  const Tensor c = to(as).contiguous();
+  detail::device_to_host(c.impl(), dst);
+}
+
+Tensor Tensor::element(IntList index) const {
+  const auto& t = impl();
+  if (static_cast<int>(index.size()) != t.ndim)
+    throw IndexError("at(): " + std::to_string(index.size()) + " indices given for a " + std::to_string(t.ndim) +
+                     "-d tensor; give one index per dim");
+  Tensor r = *this;
+  for (size_t i = 0; i < index.size(); ++i) r = r.select(0, index[i]);
+  return r;
+}
+
+void Tensor::record_stream(const Stream& stream) const {
+  const auto& t = impl();
+  if (stream.state()->device != t.storage->device)
+    throw DeviceError("record_stream: the tensor is on " + t.device().str() + " but the stream on " +
+                      stream.device().str());
+  if (t.storage->block != nullptr)
+    t.storage->device->allocator->record_stream(t.storage->block, stream.id(), stream.handle());
+}
+
+}  // namespace xd

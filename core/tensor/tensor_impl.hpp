@@ -1,0 +1,58 @@
+// What a Tensor holds: a refcounted Storage (one caching-allocator block on one device) and a
+// strided view of it. Sizes and strides are inline arrays (at most kMaxDims), so making a view
+// allocates only the TensorImpl.
+#pragma once
+
+#include <xd/tensor.hpp>
+
+#include "registry/registry.hpp"
+
+#include <memory>
+
+namespace xd::detail {
+
+struct Storage {
+  DeviceRecord* device = nullptr;
+  void* handle = nullptr;  // the plugin's segment handle
+  uint64_t offset = 0;     // bytes into handle
+  uint64_t nbytes = 0;
+  Block* block = nullptr;  // returned to device->allocator on destruction
+  Storage() = default;
+  Storage(const Storage&) = delete;
+  Storage& operator=(const Storage&) = delete;
+  ~Storage() {
+    if (block != nullptr) device->allocator->free(block);
+  }
+};
+
+struct TensorImpl {
+  std::shared_ptr<Storage> storage;
+  int64_t sizes[kMaxDims] = {};
+  int64_t strides[kMaxDims] = {};
+  int32_t ndim = 0;
+  Dtype dtype = Dtype::f32;
+  int64_t storage_offset = 0;  // elements
+  int64_t numel = 1;
+
+  DeviceRecord& device_record() const { return *storage->device; }
+  Device device() const { return storage->device->device; }
+  bool is_contiguous() const;
+  uint64_t byte_offset() const { return storage->offset + static_cast<uint64_t>(storage_offset) * itemsize(dtype); }
+};
+
+// Allocates a contiguous tensor on `dev`, on the calling thread's current stream of that device.
+// Validates sizes (ValueError for negative sizes, LayoutError for too many dims, OutOfMemoryError
+// for an overflowing byte count).
+std::shared_ptr<TensorImpl> allocate_tensor(DeviceRecord& dev, IntList sizes, Dtype dtype);
+// A new view of `base`'s storage.
+std::shared_ptr<TensorImpl> make_view(const TensorImpl& base, int ndim, const int64_t* sizes, const int64_t* strides,
+                                      int64_t storage_offset, Dtype dtype);
+inline std::shared_ptr<TensorImpl> make_view(const TensorImpl& base, int ndim, const int64_t* sizes,
+                                             const int64_t* strides, int64_t storage_offset) {
+  return make_view(base, ndim, sizes, strides, storage_offset, base.dtype);
+}
+
+// Throws ValueError when `t` is undefined; `what` names the argument ("add: argument 'other'").
+const TensorImpl& checked_impl(const Tensor& t, const char* op, const char* arg);
+
+}  // namespace xd::detail
