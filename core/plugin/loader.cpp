@@ -68,7 +68,9 @@ OpenedPlugin open_plugin(const std::string& path) {
     }
   }
 
-  auto* lib = new boost::dll::shared_library();  // never freed: plugins are never unloaded
+  // Never freed: plugins are never unloaded. Kept reachable so leak checkers stay quiet.
+  static std::vector<boost::dll::shared_library*> libraries;
+  auto* lib = new boost::dll::shared_library();
   std::error_code ec;
   dlerror();  // clear
   lib->load(boost::dll::fs::path(path), ec,
@@ -87,6 +89,7 @@ OpenedPlugin open_plugin(const std::string& path) {
     }
     return out;
   }
+  libraries.push_back(lib);  // callers hold the registry lock, so this is serialised
   for (const char* sym : {XD_PLUGIN_QUERY_SYMBOL, XD_PLUGIN_INIT_SYMBOL}) {
     if (!lib->has(sym)) {
       out.row.status = LoadStatus::symbol_missing;

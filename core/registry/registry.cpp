@@ -179,6 +179,7 @@ LoadReportRow Registry::load_locked(const std::string& path) {
   hctx->backend = backend;
   hctx->plugin_name = row.name;
   backend->host = make_host_api(hctx);
+  backend->host_context = hctx;
   backend->api.struct_size = sizeof(xd_plugin_api);
 
   hctx->registration_open = true;
@@ -188,7 +189,7 @@ LoadReportRow Registry::load_locked(const std::string& path) {
   auto fail = [&](LoadStatus st, std::string reason) {
     row.status = st;
     row.reason = std::move(reason);
-    hctx->pending.clear();  // entries leak with the backend; they are tiny and never used
+    failed_.push_back(backend);  // the plugin may still hold its host table
     return finish();
   };
   if (s != XD_OK) {

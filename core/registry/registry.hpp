@@ -58,8 +58,11 @@ struct DeviceRecord final : AllocatorDevice {
   std::string describe() const override;
 };
 
+struct HostContext;
+
 struct Backend {
   int16_t type = -1;
+  HostContext* host_context = nullptr;
   std::string name, path, version, abi;
   xd_plugin_api api{};
   xd_host_api host{};
@@ -103,6 +106,7 @@ class Registry {
   std::atomic<const DispatchTable*> table_;
   mutable std::mutex mutex_;  // loading, report
   std::vector<LoadReportRow> report_;
+  std::vector<Backend*> failed_;  // backends whose init failed: kept, never used
   std::vector<std::string> searched_;
   std::once_flag default_once_;
   Device default_device_;

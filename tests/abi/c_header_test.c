@@ -1,0 +1,41 @@
+/* The plugin ABI header must compile as plain C11 (-Wall -Wextra -Wpedantic -Werror) and keep
+ * struct_size first in every struct. Exit status 0 = pass (run by CTest). */
+#include <xd/plugin_abi.h>
+
+#include <stddef.h>
+#include <stdio.h>
+
+#define FIRST(type)                                              \
+  do {                                                           \
+    if (offsetof(type, struct_size) != 0) {                      \
+      printf("%s: struct_size is not the first field\n", #type); \
+      return 1;                                                  \
+    }                                                            \
+  } while (0)
+
+int main(void) {
+  xd_plugin_info info = {0};
+  FIRST(xd_plugin_info);
+  FIRST(xd_plugin_api);
+  FIRST(xd_host_api);
+  FIRST(xd_kernel_desc);
+  FIRST(xd_kernel_call);
+  FIRST(xd_view);
+  FIRST(xd_device_properties);
+  FIRST(xd_attrs_scalar);
+  FIRST(xd_attrs_arange);
+  FIRST(xd_attrs_random);
+  FIRST(xd_attrs_gelu);
+  FIRST(xd_attrs_reduce);
+  FIRST(xd_attrs_dim);
+  FIRST(xd_attrs_blas);
+  FIRST(xd_attrs_rms_norm);
+  FIRST(xd_attrs_rms_norm_backward);
+  info.struct_size = sizeof info;
+  if (!XD_STRUCT_HAS(&info, xd_plugin_info, device_kinds)) return 1;
+  info.struct_size = offsetof(xd_plugin_info, version);
+  if (XD_STRUCT_HAS(&info, xd_plugin_info, version)) return 1;
+  if (XD_DTYPE_COUNT_V1 != 11 || XD_OP_COUNT_V1 != 38) return 1;
+  printf("plugin_abi.h compiles as C11; struct_size leads every struct\n");
+  return 0;
+}

@@ -1,0 +1,204 @@
+/* A minimal plugin in plain C11, built several times with different STUB_* macros into plugins
+ * that are broken on purpose (tests/abi/loader_test.cpp checks each load-report status):
+ *   STUB_NAME            backend name (default "stub")
+ *   STUB_ABI_MAJOR       ABI major it claims (default XD_ABI_MAJOR)
+ *   STUB_NO_INIT         do not export xd_plugin_init
+ *   STUB_INIT_FAILS      init returns XD_ERR_INTERNAL with a message
+ *   STUB_UNAVAILABLE     init returns XD_ERR_UNAVAILABLE with a message
+ *   STUB_DEVICES         number of devices (default 1)
+ *   STUB_NEEDS_DEP       calls a function from libxd_stub_dep.so (missing at run time)
+ *   STUB_OLD_API         fills only the fields of an older, shorter xd_plugin_api
+ * A working stub has one host-memory device and registers one kernel (FILL for f32), so ops
+ * without a kernel exercise NotImplementedError and XD_FALLBACK=cpu. */
+#include <xd/plugin_abi.h>
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#ifndef STUB_NAME
+#define STUB_NAME "stub"
+#endif
+#ifndef STUB_ABI_MAJOR
+#define STUB_ABI_MAJOR XD_ABI_MAJOR
+#endif
+#ifndef STUB_DEVICES
+#define STUB_DEVICES 1
+#endif
+
+#define EXPORT __attribute__((visibility("default")))
+
+#ifdef STUB_NEEDS_DEP
+int xd_stub_dep_value(void);
+#endif
+
+static const xd_host_api *g_host;
+
+static int32_t device_count(void *ctx) {
+  (void)ctx;
+  return STUB_DEVICES;
+}
+
+static xd_status device_properties(void *ctx, int32_t device, xd_device_properties *out) {
+  (void)ctx;
+  (void)device;
+  strcpy(out->name, "stub device");
+  strcpy(out->vendor, "xdispatch tests");
+  strcpy(out->driver_version, "0");
+  out->kind = XD_DEVICE_KIND_ACCELERATOR;
+  out->flags = XD_DEVICE_FLAG_HOST_POINTERS | XD_DEVICE_FLAG_F64;
+  out->total_memory = 1u << 30;
+  out->compute_units = 1;
+  return XD_OK;
+}
+
+static xd_status mem_alloc(void *ctx, int32_t device, uint64_t n, void **h) {
+  (void)ctx;
+  (void)device;
+  *h = malloc(n ? n : 1);
+  return *h ? XD_OK : g_host->set_error(g_host->ctx, XD_ERR_OUT_OF_MEMORY, "stub: malloc failed");
+}
+static xd_status mem_free(void *ctx, int32_t device, void *h) {
+  (void)ctx;
+  (void)device;
+  free(h);
+  return XD_OK;
+}
+static xd_status copy_h2d(void *ctx, int32_t device, xd_stream s, void *dst, uint64_t off, const void *src, uint64_t n,
+                          int32_t blocking) {
+  (void)ctx, (void)device, (void)s, (void)blocking;
+  memcpy((char *)dst + off, src, n);
+  return XD_OK;
+}
+static xd_status copy_d2h(void *ctx, int32_t device, xd_stream s, void *dst, const void *src, uint64_t off, uint64_t n,
+                          int32_t blocking) {
+  (void)ctx, (void)device, (void)s, (void)blocking;
+  memcpy(dst, (const char *)src + off, n);
+  return XD_OK;
+}
+static xd_status copy_d2d(void *ctx, int32_t device, xd_stream s, void *dst, uint64_t doff, const void *src,
+                          uint64_t soff, uint64_t n) {
+  (void)ctx, (void)device, (void)s;
+  memmove((char *)dst + doff, (const char *)src + soff, n);
+  return XD_OK;
+}
+static xd_status stream_create(void *ctx, int32_t device, xd_stream *out) {
+  (void)ctx, (void)device;
+  *out = malloc(1);
+  return XD_OK;
+}
+static xd_status stream_destroy(void *ctx, int32_t device, xd_stream s) {
+  (void)ctx, (void)device;
+  free(s);
+  return XD_OK;
+}
+static xd_status stream_ok(void *ctx, int32_t device, xd_stream s) {
+  (void)ctx, (void)device, (void)s;
+  return XD_OK;
+}
+static xd_status event_create(void *ctx, int32_t device, xd_event *out) {
+  (void)ctx, (void)device;
+  *out = calloc(1, sizeof(double));
+  return XD_OK;
+}
+static xd_status event_destroy(void *ctx, int32_t device, xd_event e) {
+  (void)ctx, (void)device;
+  free(e);
+  return XD_OK;
+}
+static xd_status event_record(void *ctx, int32_t device, xd_event e, xd_stream s) {
+  struct timespec ts;
+  (void)ctx, (void)device, (void)s;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  *(double *)e = (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+  return XD_OK;
+}
+static xd_status stream_wait_event(void *ctx, int32_t device, xd_stream s, xd_event e) {
+  (void)ctx, (void)device, (void)s, (void)e;
+  return XD_OK;
+}
+static xd_status event_ok(void *ctx, int32_t device, xd_event e) {
+  (void)ctx, (void)device, (void)e;
+  return XD_OK;
+}
+static xd_status event_elapsed(void *ctx, int32_t device, xd_event a, xd_event b, double *ms) {
+  (void)ctx, (void)device;
+  *ms = *(double *)b - *(double *)a;
+  return XD_OK;
+}
+
+/* FILL for contiguous f32 outputs. */
+static xd_status fill_f32(const xd_kernel_call *call) {
+  const xd_view *o = &call->outputs[0];
+  const xd_attrs_scalar *a = (const xd_attrs_scalar *)call->attrs;
+  int64_t n = 1;
+  int32_t d;
+  float *p = (float *)((char *)o->handle + o->offset);
+  for (d = 0; d < o->ndim; ++d) n *= o->sizes[d];
+  for (int64_t i = 0; i < n; ++i) p[i] = (float)a->real;
+  return XD_OK;
+}
+
+EXPORT xd_status xd_plugin_query(xd_plugin_info *info) {
+  if (info->struct_size < sizeof(xd_plugin_info)) return XD_ERR_INVALID_ARGUMENT;
+  info->name = STUB_NAME;
+  info->abi_major = STUB_ABI_MAJOR;
+  info->abi_minor = 0;
+  info->version = "0.0.1";
+  info->description = "test stub";
+  info->device_kinds = XD_DEVICE_KIND_ACCELERATOR;
+  return XD_OK;
+}
+
+#ifndef STUB_NO_INIT
+EXPORT xd_status xd_plugin_init(const xd_host_api *host, xd_plugin_api *api) {
+  xd_plugin_api a;
+  xd_kernel_desc k;
+  size_t n;
+  g_host = host;
+#ifdef STUB_NEEDS_DEP
+  if (xd_stub_dep_value() != 42) return XD_ERR_INTERNAL;
+#endif
+#ifdef STUB_INIT_FAILS
+  return host->set_error(host->ctx, XD_ERR_INTERNAL, "stub: init failed on purpose");
+#endif
+#ifdef STUB_UNAVAILABLE
+  return host->set_error(host->ctx, XD_ERR_UNAVAILABLE, "no stub driver is installed");
+#endif
+  memset(&a, 0, sizeof a);
+  a.struct_size = sizeof a;
+  a.device_count = device_count;
+  a.device_properties = device_properties;
+  a.mem_alloc = mem_alloc;
+  a.mem_free = mem_free;
+  a.copy_h2d = copy_h2d;
+  a.copy_d2h = copy_d2h;
+  a.copy_d2d = copy_d2d;
+  a.stream_create = stream_create;
+  a.stream_destroy = stream_destroy;
+  a.stream_synchronize = stream_ok;
+  a.stream_query = stream_ok;
+  a.event_create = event_create;
+  a.event_destroy = event_destroy;
+  a.event_record = event_record;
+  a.stream_wait_event = stream_wait_event;
+  a.event_query = event_ok;
+  a.event_synchronize = event_ok;
+  a.event_elapsed_ms = event_elapsed;
+#ifdef STUB_OLD_API
+  /* A plugin built against an ABI minor version before codegen_languages existed. */
+  a.struct_size = offsetof(xd_plugin_api, codegen_languages);
+#endif
+  n = api->struct_size < a.struct_size ? api->struct_size : a.struct_size;
+  memcpy(api, &a, n);
+  api->struct_size = n;
+
+  memset(&k, 0, sizeof k);
+  k.struct_size = sizeof k;
+  k.op = XD_OP_FILL;
+  k.dtype = XD_DTYPE_F32;
+  k.name = STUB_NAME ".fill";
+  k.fn = fill_f32;
+  return host->register_kernel(host->ctx, &k);
+}
+#endif

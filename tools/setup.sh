@@ -1,0 +1,53 @@
+# Shared set-up for tools/run.sh and tools/test.sh (sourced, not run): install the Debian
+# packages that are missing (as root, idempotent), then configure and build one CMake preset.
+#   XD_PRESET   the preset to build (default: default); also --preset NAME on the command line
+#   XD_JOBS     parallel build jobs (default: number of cores)
+set -euo pipefail
+
+XD_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+XD_PRESET="${XD_PRESET:-default}"
+XD_JOBS="${XD_JOBS:-$(nproc)}"
+
+# Everything the project builds or tests with, all from Debian 12.
+XD_PACKAGES=(
+  cmake ninja-build g++ pkg-config
+  libgtest-dev libbenchmark-dev
+  libboost-dev libboost-program-options-dev nlohmann-json3-dev
+  libdnnl-dev
+  ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
+  libze-dev clang-15 llvm-spirv-15 spirv-tools
+)
+
+xd_install_packages() {
+  local missing=() p
+  for p in "${XD_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if ((${#missing[@]} == 0)); then return 0; fi
+  echo "xdispatch: installing missing packages: ${missing[*]}"
+  local sudo=""
+  if [[ $(id -u) -ne 0 ]]; then
+    command -v sudo >/dev/null || { echo "xdispatch: run as root (or install: ${missing[*]})" >&2; return 1; }
+    sudo="sudo"
+  fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+xd_build() {
+  cd "$XD_ROOT"
+  cmake --preset "$XD_PRESET" >/dev/null
+  cmake --build --preset "$XD_PRESET" -j "$XD_JOBS"
+}
+
+xd_parse_preset_arg() {
+  while (($#)); do
+    case "$1" in
+      --preset) XD_PRESET="$2"; shift 2 ;;
+      --preset=*) XD_PRESET="${1#*=}"; shift ;;
+      *) echo "unknown argument: $1 (expected --preset NAME)" >&2; exit 2 ;;
+    esac
+  done
+}
+
+XD_BUILD_DIR() { echo "$XD_ROOT/build/$XD_PRESET"; }

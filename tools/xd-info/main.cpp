@@ -1,0 +1,115 @@
+// xd-info: what xdispatch sees on this machine — the plugin load report, the backends and their
+// devices, and which kernels exist for which op, backend and dtype.
+//
+//   xd-info            human-readable report
+//   xd-info --json     the same as one JSON object: plugins, backends, devices, kernels, default_device
+// Exit status: 0 on success, 1 when XD_* settings are invalid (e.g. XD_BACKEND names an
+// unavailable backend), 2 on a usage error.
+#include <xd/xd.hpp>
+
+#include <boost/program_options.hpp>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <set>
+
+namespace po = boost::program_options;
+
+namespace {
+
+const char* kind_name(xd::DeviceKind k) {
+  switch (k) {
+    case xd::DeviceKind::cpu: return "cpu";
+    case xd::DeviceKind::gpu: return "gpu";
+    case xd::DeviceKind::accelerator: return "accelerator";
+  }
+  return "?";
+}
+
+nlohmann::json device_json(const xd::Device& d) {
+  const auto& p = d.properties();
+  return {{"device", d.str()},       {"backend", d.backend()},        {"index", d.index()},
+          {"name", p.name},          {"vendor", p.vendor},            {"driver_version", p.driver_version},
+          {"kind", kind_name(p.kind)}, {"total_memory", p.total_memory}, {"compute_units", p.compute_units},
+          {"max_work_group_size", p.max_work_group_size}, {"f16", p.supports_f16}, {"f64", p.supports_f64},
+          {"bf16", p.supports_bf16}, {"timing", p.timing}};
+}
+
+int print_json(const xd::Device& def) {
+  nlohmann::json j;
+  j["plugins"] = nlohmann::json::array();
+  for (const auto& r : xd::load_report())
+    j["plugins"].push_back({{"path", r.path}, {"name", r.name}, {"status", xd::load_status_name(r.status)},
+                            {"reason", r.reason}, {"abi", r.abi}, {"version", r.version}});
+  j["backends"] = nlohmann::json::array();
+  for (const auto& b : xd::backends())
+    j["backends"].push_back({{"name", b.name}, {"devices", b.device_count}, {"path", b.path}, {"version", b.version},
+                             {"abi", b.abi}});
+  j["devices"] = nlohmann::json::array();
+  for (const auto& d : xd::devices()) j["devices"].push_back(device_json(d));
+  j["kernels"] = nlohmann::json::array();
+  for (const auto& k : xd::kernels())
+    j["kernels"].push_back({{"op", k.op}, {"backend", k.backend}, {"dtype", xd::dtype_name(k.dtype)}, {"name", k.name},
+                            {"priority", k.priority}});
+  j["default_device"] = def.str();
+  std::cout << j.dump(2) << "\n";
+  return 0;
+}
+
+void print_text(const xd::Device& def) {
+  std::printf("xdispatch plugin ABI %d.%d\n\nLoad report:\n%s\n", XD_ABI_MAJOR, XD_ABI_MINOR,
+              xd::format_load_report().c_str());
+  std::printf("Devices:\n");
+  for (const auto& d : xd::devices()) {
+    const auto& p = d.properties();
+    std::printf("  %-10s %s%s\n", d.str().c_str(), p.name.c_str(), d == def ? "   (default)" : "");
+    std::printf("             vendor %s, driver %s, %s, %u compute units, %.1f GiB, f16 %s, f64 %s, bf16 %s\n",
+                p.vendor.c_str(), p.driver_version.c_str(), kind_name(p.kind), p.compute_units,
+                static_cast<double>(p.total_memory) / (1ull << 30), p.supports_f16 ? "yes" : "no",
+                p.supports_f64 ? "yes" : "no", p.supports_bf16 ? "yes" : "no");
+  }
+  // Coverage: one row per op, one column per backend, the dtypes that have a kernel.
+  std::map<std::string, std::map<std::string, std::set<int>>> cov;
+  for (const auto& k : xd::kernels()) cov[k.op][k.backend].insert(static_cast<int>(k.dtype));
+  std::printf("\nKernel coverage (op: backend dtypes):\n");
+  const auto backends = xd::backends();
+  for (const auto& op : xd::op_names()) {
+    std::printf("  %-18s", op.c_str());
+    for (const auto& b : backends) {
+      std::string dts;
+      for (int d : cov[op][b.name]) dts += std::string(dts.empty() ? "" : ",") + xd::dtype_name(static_cast<xd::Dtype>(d));
+      std::printf(" %s[%s]", b.name.c_str(), dts.empty() ? "-" : dts.c_str());
+    }
+    std::printf("\n");
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  po::options_description opts("xd-info: plugins, devices and kernels xdispatch can see\nOptions");
+  opts.add_options()("help,h", "show this help")("json", "print one JSON object instead of text");
+  po::variables_map vm;
+  try {
+    po::store(po::parse_command_line(argc, argv, opts), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    std::fprintf(stderr, "xd-info: %s\n%s", e.what(), "try 'xd-info --help'\n");
+    return 2;
+  }
+  if (vm.count("help")) {
+    std::cout << opts << "\nEnvironment: XD_BACKEND, XD_DEVICES, XD_PLUGIN_PATH, XD_FALLBACK, XD_LOG (docs/env-vars.md)\n";
+    return 0;
+  }
+  try {
+    const xd::Device def = xd::default_device();  // a bad XD_BACKEND fails here
+    if (vm.count("json")) return print_json(def);
+    print_text(def);
+    return 0;
+  } catch (const xd::Error& e) {
+    std::fprintf(stderr, "xd-info: error: %s\n", e.what());
+    return 1;
+  }
+}
