@@ -19,6 +19,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace xd {
@@ -103,9 +104,15 @@ class Tensor {
   // (dtype_of<T>); values are converted from the tensor's dtype.
   template <class T>
   std::vector<T> to_vector() const {
-    std::vector<T> out(static_cast<size_t>(numel()));
-    copy_to_host(out.data(), dtype_of<T>());
-    return out;
+    if constexpr (std::is_same_v<T, bool>) {  // std::vector<bool> is bit-packed: go through bytes
+      std::vector<uint8_t> bytes(static_cast<size_t>(numel()));
+      copy_to_host(bytes.data(), Dtype::boolean);
+      return std::vector<bool>(bytes.begin(), bytes.end());
+    } else {
+      std::vector<T> out(static_cast<size_t>(numel()));
+      copy_to_host(out.data(), dtype_of<T>());
+      return out;
+    }
   }
   template <class T>
   T item() const;  // the only element; ValueError unless numel() == 1

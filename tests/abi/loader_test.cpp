@@ -1,5 +1,6 @@
 // Loading plugins that are broken on purpose: each gives its load-report status and a reason,
 // and the CPU backend keeps working afterwards.
+#include <xd/plugin_abi.h>
 #include <xd/xd.hpp>
 
 #include <gtest/gtest.h>

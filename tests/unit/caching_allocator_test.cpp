@@ -123,11 +123,12 @@ TEST(CachingAllocator, BlockUsedOnAnotherStreamWaitsForItsEventBeforeReuse) {
   a.record_stream(x, 2, &other_stream);
   dev.events_complete = false;
   a.free(x);
-  Block* y = a.allocate(4 * MiB, 1);  // event pending: x is not free yet
-  EXPECT_NE(y->segment, seg);
+  Block* y = a.allocate(4 * MiB, 1);  // event pending: x's bytes are not handed out again
+  EXPECT_FALSE(y->segment == seg && y->offset == 0);
   dev.events_complete = true;
   Block* z = a.allocate(4 * MiB, 1);  // event done: x is back
   EXPECT_EQ(z->segment, seg);
+  EXPECT_EQ(z->offset, 0u);
   a.free(y);
   a.free(z);
 }

@@ -78,9 +78,13 @@ TEST(Float8E5M2, EncodesTheOcpTable) {
 TEST(Float8, All256BitPatternsRoundTripExceptNaN) {
   for (uint32_t b = 0; b < 256; ++b) {
     const float f4 = xd::float8_e4m3fn::from_bits(static_cast<uint8_t>(b));
-    if (!std::isnan(f4)) EXPECT_EQ(xd::float8_e4m3fn(f4).bits, b) << "e4m3fn " << b;
+    if (!std::isnan(f4)) {
+      EXPECT_EQ(xd::float8_e4m3fn(f4).bits, b) << "e4m3fn " << b;
+    }
     const float f5 = xd::float8_e5m2::from_bits(static_cast<uint8_t>(b));
-    if (!std::isnan(f5)) EXPECT_EQ(xd::float8_e5m2(f5).bits, b) << "e5m2 " << b;
+    if (!std::isnan(f5)) {
+      EXPECT_EQ(xd::float8_e5m2(f5).bits, b) << "e5m2 " << b;
+    }
   }
 }
 

@@ -1,4 +1,5 @@
 // Streams, events, guards, the allocator's statistics, the generator, and concurrent dispatch.
+#include <xd/plugin_abi.h>
 #include <xd/xd.hpp>
 
 #include <gtest/gtest.h>

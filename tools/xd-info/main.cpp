@@ -5,6 +5,7 @@
 //   xd-info --json     the same as one JSON object: plugins, backends, devices, kernels, default_device
 // Exit status: 0 on success, 1 when XD_* settings are invalid (e.g. XD_BACKEND names an
 // unavailable backend), 2 on a usage error.
+#include <xd/plugin_abi.h>
 #include <xd/xd.hpp>
 
 #include <boost/program_options.hpp>

@@ -27,6 +27,7 @@
 #endif
 
 #define EXPORT __attribute__((visibility("default")))
+#define UNUSED __attribute__((unused)) /* with STUB_NO_INIT nothing refers to the table */
 
 #ifdef STUB_NEEDS_DEP
 int xd_stub_dep_value(void);
@@ -34,12 +35,12 @@ int xd_stub_dep_value(void);
 
 static const xd_host_api *g_host;
 
-static int32_t device_count(void *ctx) {
+UNUSED static int32_t device_count(void *ctx) {
   (void)ctx;
   return STUB_DEVICES;
 }
 
-static xd_status device_properties(void *ctx, int32_t device, xd_device_properties *out) {
+UNUSED static xd_status device_properties(void *ctx, int32_t device, xd_device_properties *out) {
   (void)ctx;
   (void)device;
   strcpy(out->name, "stub device");
@@ -52,83 +53,83 @@ static xd_status device_properties(void *ctx, int32_t device, xd_device_properti
   return XD_OK;
 }
 
-static xd_status mem_alloc(void *ctx, int32_t device, uint64_t n, void **h) {
+UNUSED static xd_status mem_alloc(void *ctx, int32_t device, uint64_t n, void **h) {
   (void)ctx;
   (void)device;
   *h = malloc(n ? n : 1);
   return *h ? XD_OK : g_host->set_error(g_host->ctx, XD_ERR_OUT_OF_MEMORY, "stub: malloc failed");
 }
-static xd_status mem_free(void *ctx, int32_t device, void *h) {
+UNUSED static xd_status mem_free(void *ctx, int32_t device, void *h) {
   (void)ctx;
   (void)device;
   free(h);
   return XD_OK;
 }
-static xd_status copy_h2d(void *ctx, int32_t device, xd_stream s, void *dst, uint64_t off, const void *src, uint64_t n,
+UNUSED static xd_status copy_h2d(void *ctx, int32_t device, xd_stream s, void *dst, uint64_t off, const void *src, uint64_t n,
                           int32_t blocking) {
   (void)ctx, (void)device, (void)s, (void)blocking;
   memcpy((char *)dst + off, src, n);
   return XD_OK;
 }
-static xd_status copy_d2h(void *ctx, int32_t device, xd_stream s, void *dst, const void *src, uint64_t off, uint64_t n,
+UNUSED static xd_status copy_d2h(void *ctx, int32_t device, xd_stream s, void *dst, const void *src, uint64_t off, uint64_t n,
                           int32_t blocking) {
   (void)ctx, (void)device, (void)s, (void)blocking;
   memcpy(dst, (const char *)src + off, n);
   return XD_OK;
 }
-static xd_status copy_d2d(void *ctx, int32_t device, xd_stream s, void *dst, uint64_t doff, const void *src,
+UNUSED static xd_status copy_d2d(void *ctx, int32_t device, xd_stream s, void *dst, uint64_t doff, const void *src,
                           uint64_t soff, uint64_t n) {
   (void)ctx, (void)device, (void)s;
   memmove((char *)dst + doff, (const char *)src + soff, n);
   return XD_OK;
 }
-static xd_status stream_create(void *ctx, int32_t device, xd_stream *out) {
+UNUSED static xd_status stream_create(void *ctx, int32_t device, xd_stream *out) {
   (void)ctx, (void)device;
   *out = malloc(1);
   return XD_OK;
 }
-static xd_status stream_destroy(void *ctx, int32_t device, xd_stream s) {
+UNUSED static xd_status stream_destroy(void *ctx, int32_t device, xd_stream s) {
   (void)ctx, (void)device;
   free(s);
   return XD_OK;
 }
-static xd_status stream_ok(void *ctx, int32_t device, xd_stream s) {
+UNUSED static xd_status stream_ok(void *ctx, int32_t device, xd_stream s) {
   (void)ctx, (void)device, (void)s;
   return XD_OK;
 }
-static xd_status event_create(void *ctx, int32_t device, xd_event *out) {
+UNUSED static xd_status event_create(void *ctx, int32_t device, xd_event *out) {
   (void)ctx, (void)device;
   *out = calloc(1, sizeof(double));
   return XD_OK;
 }
-static xd_status event_destroy(void *ctx, int32_t device, xd_event e) {
+UNUSED static xd_status event_destroy(void *ctx, int32_t device, xd_event e) {
   (void)ctx, (void)device;
   free(e);
   return XD_OK;
 }
-static xd_status event_record(void *ctx, int32_t device, xd_event e, xd_stream s) {
+UNUSED static xd_status event_record(void *ctx, int32_t device, xd_event e, xd_stream s) {
   struct timespec ts;
   (void)ctx, (void)device, (void)s;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   *(double *)e = (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
   return XD_OK;
 }
-static xd_status stream_wait_event(void *ctx, int32_t device, xd_stream s, xd_event e) {
+UNUSED static xd_status stream_wait_event(void *ctx, int32_t device, xd_stream s, xd_event e) {
   (void)ctx, (void)device, (void)s, (void)e;
   return XD_OK;
 }
-static xd_status event_ok(void *ctx, int32_t device, xd_event e) {
+UNUSED static xd_status event_ok(void *ctx, int32_t device, xd_event e) {
   (void)ctx, (void)device, (void)e;
   return XD_OK;
 }
-static xd_status event_elapsed(void *ctx, int32_t device, xd_event a, xd_event b, double *ms) {
+UNUSED static xd_status event_elapsed(void *ctx, int32_t device, xd_event a, xd_event b, double *ms) {
   (void)ctx, (void)device;
   *ms = *(double *)b - *(double *)a;
   return XD_OK;
 }
 
 /* FILL for contiguous f32 outputs. */
-static xd_status fill_f32(const xd_kernel_call *call) {
+UNUSED static xd_status fill_f32(const xd_kernel_call *call) {
   const xd_view *o = &call->outputs[0];
   const xd_attrs_scalar *a = (const xd_attrs_scalar *)call->attrs;
   int64_t n = 1;
