@@ -1,0 +1,90 @@
+// ADD, SUB, MUL, DIV. Inputs arrive broadcast to the output's shape (stride 0 where broadcast).
+// Floating dtypes compute in their compute type (f16/bf16 in float) and round once; integers
+// wrap in two's complement like PyTorch.
+#include "kernels/common.hpp"
+#include "kernels/elementwise.hpp"
+#include "kernels/register.hpp"
+
+namespace xd::cpu {
+namespace {
+
+// The alpha of add/sub (a + alpha*b): `real` for floating dtypes, `integer` for integers. A host
+// that passes no attributes means alpha = 1.
+template <class C>
+C alpha_of(const xd_kernel_call* c) {
+  const auto* a = find_attrs<xd_attrs_scalar>(c);
+  if (a == nullptr) return C{1};
+  if constexpr (std::is_floating_point_v<C>) {
+    return static_cast<C>(a->real);
+  } else {
+    return a->integer;
+  }
+}
+
+template <class C>
+struct add_op {
+  C alpha;
+  explicit add_op(const xd_kernel_call* c) : alpha(alpha_of<C>(c)) {}
+  C operator()(C a, C b) const {
+    if constexpr (std::is_floating_point_v<C>) {
+      return a + alpha * b;
+    } else {
+      return wrap_add(a, wrap_mul(alpha, b));
+    }
+  }
+};
+
+template <class C>
+struct sub_op {
+  C alpha;
+  explicit sub_op(const xd_kernel_call* c) : alpha(alpha_of<C>(c)) {}
+  C operator()(C a, C b) const {
+    if constexpr (std::is_floating_point_v<C>) {
+      return a - alpha * b;
+    } else {
+      return wrap_sub(a, wrap_mul(alpha, b));
+    }
+  }
+};
+
+template <class C>
+struct mul_op {
+  explicit mul_op(const xd_kernel_call*) {}
+  C operator()(C a, C b) const {
+    if constexpr (std::is_floating_point_v<C>) {
+      return a * b;
+    } else {
+      return wrap_mul(a, b);
+    }
+  }
+};
+
+template <class C>
+struct div_op {  // registered for floating dtypes only (true division)
+  explicit div_op(const xd_kernel_call*) {}
+  C operator()(C a, C b) const { return a / b; }
+};
+
+template <template <class> class Op>
+struct binary_kernel {
+  template <class T>
+  static xd_status run(const xd_kernel_call* c) {
+    return kernel_guard(c, [&] {
+      using C = compute_t<T>;
+      const Op<C> op(c);
+      map_elements<T, T, T>([op](T a, T b) { return cast<T>(op(load(a), load(b))); }, output(c, 0),
+                            {&input(c, 0), &input(c, 1)});
+    });
+  }
+};
+
+}  // namespace
+
+void register_binary(plugin::registrar& r) {
+  add_kernels<binary_kernel<add_op>>(r, XD_OP_ADD, "cpu.add", numeric_dtypes{});
+  add_kernels<binary_kernel<sub_op>>(r, XD_OP_SUB, "cpu.sub", numeric_dtypes{});
+  add_kernels<binary_kernel<mul_op>>(r, XD_OP_MUL, "cpu.mul", numeric_dtypes{});
+  add_kernels<binary_kernel<div_op>>(r, XD_OP_DIV, "cpu.div", floating_dtypes{});
+}
+
+}  // namespace xd::cpu

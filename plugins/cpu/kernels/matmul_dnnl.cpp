@@ -1,0 +1,194 @@
+// MM, ADDMM, BMM, BADDBMM through oneDNN's matmul primitive (oneDNN 2.6 C++ API), registered
+// above the plain loops. supports() accepts what oneDNN handles: f32, and bf16 (f32
+// accumulation) where this CPU has a bf16 matmul; non-empty problems; operands that are plain
+// row- or column-major matrices (any leading dimension) with non-zero batch strides. If oneDNN
+// still declines a problem at run time, the kernel computes it with the loops instead.
+//
+// The loops stay registered at lower priority: the tests disable these kernels by name
+// ("cpu.mm.dnnl", "cpu.addmm.dnnl", "cpu.bmm.dnnl", "cpu.baddbmm.dnnl") and compare the two.
+#include "kernels/matmul.hpp"
+#include "kernels/register.hpp"
+#include "runtime/host.hpp"
+
+#ifdef XD_CPU_HAVE_DNNL
+
+#include <dnnl.hpp>
+
+#include <vector>
+
+namespace xd::cpu {
+namespace {
+
+constexpr int32_t kDnnlPriority = 10;
+
+dnnl::engine& engine() {
+  static dnnl::engine e(dnnl::engine::kind::cpu, 0);
+  return e;
+}
+
+// Whether a [rows, cols] matrix with strides (sr, sc) is a plain row-major (sc == 1, sr >= cols)
+// or column-major (sr == 1, sc >= rows) matrix. The stride of a size-1 dim is meaningless, so
+// it is first replaced by one that makes the layout plain when one exists.
+bool plain(int64_t rows, int64_t cols, int64_t& sr, int64_t& sc) {
+  if (rows == 1) sr = sc == 1 ? cols : 1;
+  if (cols == 1) sc = 1;
+  return (sc == 1 && sr >= cols) || (sr == 1 && sc >= rows);
+}
+
+// The problem as oneDNN sees it, or false.
+struct dnnl_shapes {
+  dnnl::memory::dims a_dims, a_strides, b_dims, b_strides, dst_dims, dst_strides;
+};
+
+bool describe_for_dnnl(const gemm_problem& p, bool batched, dnnl_shapes& s) {
+  if (p.batch <= 0 || p.m <= 0 || p.n <= 0 || p.k <= 0) return false;
+  int64_t a_m = p.a_m, a_k = p.a_k, b_k = p.b_k, b_n = p.b_n;
+  if (!plain(p.m, p.k, a_m, a_k) || !plain(p.k, p.n, b_k, b_n)) return false;
+  if (batched) {
+    int64_t a_b = p.a_b, b_b = p.b_b;
+    if (p.batch == 1) {
+      a_b = p.m * p.k;
+      b_b = p.k * p.n;
+    }
+    if (a_b <= 0 || b_b <= 0) return false;  // broadcast batches: the loops handle them
+    s.a_dims = {p.batch, p.m, p.k}, s.a_strides = {a_b, a_m, a_k};
+    s.b_dims = {p.batch, p.k, p.n}, s.b_strides = {b_b, b_k, b_n};
+    s.dst_dims = {p.batch, p.m, p.n}, s.dst_strides = {p.m * p.n, p.n, 1};
+  } else {
+    s.a_dims = {p.m, p.k}, s.a_strides = {a_m, a_k};
+    s.b_dims = {p.k, p.n}, s.b_strides = {b_k, b_n};
+    s.dst_dims = {p.m, p.n}, s.dst_strides = {p.n, 1};
+  }
+  return true;
+}
+
+bool is_batched(int32_t op) { return op == XD_OP_BMM || op == XD_OP_BADDBMM; }
+
+int dnnl_supports(const xd_kernel_call* c) {
+  try {
+    dnnl_shapes s;
+    return describe_for_dnnl(describe_gemm(c), is_batched(c->op), s) ? 1 : 0;
+  } catch (...) {
+    return 0;  // a malformed call: let the loop kernel report it
+  }
+}
+
+template <class T>
+constexpr dnnl::memory::data_type dnnl_type() {
+  return std::is_same_v<T, float> ? dnnl::memory::data_type::f32 : dnnl::memory::data_type::bf16;
+}
+
+// out = alpha*(a@b) [+ beta*input] with oneDNN; false when oneDNN declines the problem.
+// The destination is always f32: `out` itself when it is a dense f32 tensor, otherwise a
+// temporary rounded into `out` afterwards, so bf16 results are rounded once, as in the loops.
+// beta != 0 pre-fills the destination with the input and adds it back through a sum post-op;
+// beta == 0 never reads the input.
+template <class T>
+bool try_dnnl(const gemm_problem& p, bool batched) {
+  dnnl_shapes s;
+  if (!describe_for_dnnl(p, batched, s)) return false;
+  using dt = dnnl::memory::data_type;
+  const bool direct = std::is_same_v<T, float> && p.out_n == 1 && p.out_m == p.n && (p.batch == 1 || p.out_b == p.m * p.n);
+  std::vector<float> temp;
+  float* dst = reinterpret_cast<float*>(p.out);
+  if (!direct) {
+    temp.resize(static_cast<size_t>(p.batch * p.m * p.n));
+    dst = temp.data();
+  }
+  constexpr int64_t sz = sizeof(T);
+  auto for_each_out = [&](auto&& f) {  // (b, i, j, dense index) in dst order
+    parallel_for(p.batch * p.m, std::max<int64_t>(1, kElementGrain / p.n), [&](int64_t begin, int64_t end) {
+      for (int64_t row = begin; row < end; ++row)
+        for (int64_t j = 0; j < p.n; ++j) f(row / p.m, row % p.m, j, row * p.n + j);
+    });
+  };
+  try {
+    dnnl::primitive_attr attr;
+    if (p.alpha != 1) attr.set_output_scales(0, {static_cast<float>(p.alpha)});
+    if (p.input != nullptr) {
+      dnnl::post_ops ops;
+      ops.append_sum(static_cast<float>(p.beta));
+      attr.set_post_ops(ops);
+    }
+    const dnnl::memory::desc a_md(s.a_dims, dnnl_type<T>(), s.a_strides);
+    const dnnl::memory::desc b_md(s.b_dims, dnnl_type<T>(), s.b_strides);
+    const dnnl::memory::desc dst_md(s.dst_dims, dt::f32, s.dst_strides);
+    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, b_md, dst_md), attr, engine());
+    const dnnl::matmul prim(pd);
+    if (p.input != nullptr)
+      for_each_out([&](int64_t b, int64_t i, int64_t j, int64_t d) {
+        dst[d] = static_cast<float>(load(at<const T>(p.input, (b * p.in_b + i * p.in_m + j * p.in_n) * sz)));
+      });
+    dnnl::memory a_mem(a_md, engine(), p.a);
+    dnnl::memory b_mem(b_md, engine(), p.b);
+    dnnl::memory dst_mem(dst_md, engine(), dst);
+    dnnl::stream stream(engine());
+    prim.execute(stream, {{DNNL_ARG_SRC, a_mem}, {DNNL_ARG_WEIGHTS, b_mem}, {DNNL_ARG_DST, dst_mem}});
+    stream.wait();
+  } catch (const dnnl::error&) {
+    return false;
+  }
+  if (!direct)
+    for_each_out([&](int64_t b, int64_t i, int64_t j, int64_t d) {
+      at<T>(p.out, (b * p.out_b + i * p.out_m + j * p.out_n) * sz) = cast<T>(dst[d]);
+    });
+  return true;
+}
+
+struct gemm_dnnl_kernel {
+  template <class T>
+  static xd_status run(const xd_kernel_call* c) {
+    return kernel_guard(c, [&] {
+      const gemm_problem p = describe_gemm(c);
+      if (!try_dnnl<T>(p, is_batched(c->op))) gemm_loop<T>(p);
+    });
+  }
+};
+
+// Whether oneDNN has a bf16 matmul on this CPU (it needs AVX-512 or AMX in 2.6).
+bool bf16_available() {
+  try {
+    using dt = dnnl::memory::data_type;
+    const dnnl::memory::desc a({2, 2}, dt::bf16, dnnl::memory::dims{2, 1});
+    const dnnl::memory::desc d({2, 2}, dt::f32, dnnl::memory::dims{2, 1});
+    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a, a, d), engine());
+    return true;
+  } catch (const dnnl::error&) {
+    return false;
+  }
+}
+
+template <xd_dtype... Ds>
+void add_all(plugin::registrar& r, dtypes<Ds...> list) {
+  add_kernels<gemm_dnnl_kernel>(r, XD_OP_MM, "cpu.mm.dnnl", list, kDnnlPriority, dnnl_supports);
+  add_kernels<gemm_dnnl_kernel>(r, XD_OP_ADDMM, "cpu.addmm.dnnl", list, kDnnlPriority, dnnl_supports);
+  add_kernels<gemm_dnnl_kernel>(r, XD_OP_BMM, "cpu.bmm.dnnl", list, kDnnlPriority, dnnl_supports);
+  add_kernels<gemm_dnnl_kernel>(r, XD_OP_BADDBMM, "cpu.baddbmm.dnnl", list, kDnnlPriority, dnnl_supports);
+}
+
+}  // namespace
+
+void register_matmul_dnnl(plugin::registrar& r) {
+  try {
+    (void)engine();
+  } catch (const dnnl::error& e) {
+    log(XD_LOG_WARN, std::string("oneDNN CPU engine unavailable, matmul uses the plain loops: ") + e.what());
+    return;
+  }
+  add_all(r, dtypes<XD_DTYPE_F32>{});
+  if (bf16_available()) {
+    add_all(r, dtypes<XD_DTYPE_BF16>{});
+  } else {
+    log(XD_LOG_INFO, "oneDNN has no bf16 matmul on this CPU: bf16 matmul uses the plain loops");
+  }
+}
+
+}  // namespace xd::cpu
+
+#else  // !XD_CPU_HAVE_DNNL
+
+namespace xd::cpu {
+void register_matmul_dnnl(plugin::registrar&) {}  // built without oneDNN: the loops serve alone
+}  // namespace xd::cpu
+
+#endif

@@ -1,0 +1,20 @@
+// One registration function per kernel file; xd_plugin_init calls them all (plugin.cpp).
+#pragma once
+
+#include <xd/plugin.hpp>
+
+namespace xd::cpu {
+
+void register_creation(plugin::registrar& r);  // fill, arange
+void register_random(plugin::registrar& r);    // rand, randn
+void register_copy(plugin::registrar& r);
+void register_binary(plugin::registrar& r);    // add, sub, mul, div
+void register_compare(plugin::registrar& r);   // eq, lt, gt, where
+void register_unary(plugin::registrar& r);     // neg ... tanh, pow
+void register_reduction(plugin::registrar& r); // sum, mean, amax, amin, argmax
+void register_softmax(plugin::registrar& r);   // softmax, log_softmax
+void register_matmul_loop(plugin::registrar& r);
+void register_matmul_dnnl(plugin::registrar& r);  // no-op without oneDNN
+void register_rms_norm(plugin::registrar& r);  // rms_norm, rms_norm_backward
+
+}  // namespace xd::cpu

@@ -1,0 +1,93 @@
+// RMS_NORM: [x, weight?] -> [y, rstd]. Rows are x's leading dims, a row is the normalized_ndim
+// trailing dims. rstd = 1/sqrt(mean(x^2) + eps), with the sum of squares in double and rstd
+// rounded to f32 (f64 for f64 x); y = x * rstd * w in the compute type (float for f16/bf16),
+// rounded once to x's dtype. weight may have another floating dtype than x.
+#include "kernels/register.hpp"
+#include "kernels/rms_norm.hpp"
+
+#include <cmath>
+#include <limits>
+
+namespace xd::cpu {
+
+void register_rms_norm_backward(plugin::registrar& r);  // rms_norm_backward.cpp
+
+namespace {
+
+template <class T, class W>
+void rms_norm(const xd_kernel_call* c) {
+  using C = compute_t<T>;
+  using R = rstd_t<T>;
+  const xd_view& x = input(c, 0);
+  const xd_view* w = optional_input(c, 1);
+  const xd_view& y = output(c, 0);
+  const xd_view& rstd = output(c, 1);
+  const auto& attrs = need_attrs<xd_attrs_rms_norm>(c);
+  const int lead = rms_leading_dims(x, attrs.normalized_ndim);
+  const int k = attrs.normalized_ndim;
+  check_sizes(y, x.ndim, x.sizes, "rms_norm output");
+  check_rstd_sizes(rstd, x, lead);
+  check_dtype(y, static_cast<xd_dtype>(x.dtype), "rms_norm output");
+  check_dtype(rstd, type_info<R>::id, "rms_norm rstd");
+  if (w != nullptr) check_sizes(*w, k, x.sizes + lead, "rms_norm weight");
+
+  constexpr int64_t sz = sizeof(T);
+  const strided_layout<3> rows(x.ndim, x.sizes, {x.strides, y.strides, rstd.strides}, {sz, sz, int64_t{sizeof(R)}},
+                               trailing_mask(lead));
+  const strided_layout<3> row(k, x.sizes + lead, {x.strides + lead, y.strides + lead, w ? w->strides : zero_strides()},
+                              {sz, sz, int64_t{sizeof(W)}});
+  int64_t n = 1;
+  for (int d = lead; d < x.ndim; ++d) n *= x.sizes[d];
+  char* const w_base = w != nullptr ? data(*w) : nullptr;
+
+  auto one_row = [&](char* px, char* py, char* pr) {
+    rms_acc ss = 0;
+    row.for_each_run({px, py, w_base}, 0, n,
+                     [&](const std::array<char*, 3>& p, int64_t len, const std::array<int64_t, 3>& s) {
+                       for (int64_t i = 0; i < len; ++i) {
+                         const rms_acc v = load(at<const T>(p[0], i * s[0]));
+                         ss += v * v;
+                       }
+                     });
+    // An empty row has mean NaN, hence rstd NaN, as PyTorch's mean gives.
+    const double ms = n == 0 ? std::numeric_limits<double>::quiet_NaN() : ss / static_cast<double>(n);
+    const R r = static_cast<R>(1.0 / std::sqrt(ms + attrs.eps));
+    at<R>(pr, 0) = r;
+    const C rc = static_cast<C>(r);
+    row.for_each_run({px, py, w_base}, 0, n,
+                     [&](const std::array<char*, 3>& p, int64_t len, const std::array<int64_t, 3>& s) {
+                       for (int64_t i = 0; i < len; ++i) {
+                         C v = load(at<const T>(p[0], i * s[0])) * rc;
+                         if (w != nullptr) v *= static_cast<C>(load(at<const W>(p[2], i * s[2])));
+                         at<T>(p[1], i * s[1]) = cast<T>(v);
+                       }
+                     });
+  };
+  const int64_t grain = std::max<int64_t>(1, kElementGrain / std::max<int64_t>(n, 1));
+  parallel_for(rows.numel(), grain, [&](int64_t begin, int64_t end) {
+    rows.for_each_run({data(x), data(y), data(rstd)}, begin, end,
+                      [&](const std::array<char*, 3>& p, int64_t len, const std::array<int64_t, 3>& s) {
+                        for (int64_t i = 0; i < len; ++i) one_row(p[0] + i * s[0], p[1] + i * s[1], p[2] + i * s[2]);
+                      });
+  });
+}
+
+struct rms_norm_kernel {
+  template <class T>
+  static xd_status run(const xd_kernel_call* c) {
+    return kernel_guard(c, [&] {
+      const xd_view* w = optional_input(c, 1);
+      visit_floating(w != nullptr ? w->dtype : type_info<T>::id,
+                     [&]<class W>(std::type_identity<W>) { rms_norm<T, W>(c); });
+    });
+  }
+};
+
+}  // namespace
+
+void register_rms_norm(plugin::registrar& r) {
+  add_kernels<rms_norm_kernel>(r, XD_OP_RMS_NORM, "cpu.rms_norm", floating_dtypes{});
+  register_rms_norm_backward(r);
+}
+
+}  // namespace xd::cpu

@@ -1,0 +1,144 @@
+// RMS_NORM_BACKWARD: [grad_out, x, rstd, weight?] -> [grad_input?, grad_weight?].
+// With xh = x*rstd and w = weight (or 1), per row:
+//   dx = rstd * (g*w - xh * mean(g*w*xh)),     dw = sum over rows of g*xh.
+// Elementwise products run in the compute type, sums in double. dw is accumulated per fixed
+// block of kRowBlock rows and the blocks are added in order, so the result does not depend on
+// the thread count. An absent output is never written.
+#include "kernels/register.hpp"
+#include "kernels/rms_norm.hpp"
+
+#include <vector>
+
+namespace xd::cpu {
+
+void register_rms_norm_backward(plugin::registrar& r);
+
+namespace {
+
+constexpr int64_t kRowBlock = 256;
+
+// Operand slots of the per-row layout.
+enum { G = 0, X = 1, WT = 2, DW = 3, DX = 4 };
+
+template <class T, class W>
+void rms_norm_backward(const xd_kernel_call* c) {
+  using C = compute_t<T>;
+  using R = rstd_t<T>;
+  const xd_view& g = input(c, 0);
+  const xd_view& x = input(c, 1);
+  const xd_view& rstd = input(c, 2);
+  const xd_view* w = optional_input(c, 3);
+  const xd_view* dx = optional_output(c, 0);
+  const xd_view* dw = optional_output(c, 1);
+  const auto& attrs = need_attrs<xd_attrs_rms_norm_backward>(c);
+  const int lead = rms_leading_dims(x, attrs.normalized_ndim);
+  const int k = attrs.normalized_ndim;
+  check_sizes(g, x.ndim, x.sizes, "rms_norm_backward grad_out");
+  check_rstd_sizes(rstd, x, lead);
+  check_dtype(rstd, type_info<R>::id, "rms_norm_backward rstd");
+  if (dx != nullptr) check_sizes(*dx, x.ndim, x.sizes, "rms_norm_backward grad_input");
+  if (w != nullptr) check_sizes(*w, k, x.sizes + lead, "rms_norm_backward weight");
+  if (dw != nullptr) {
+    if (w == nullptr) invalid("rms_norm_backward: grad_weight requested without a weight");
+    check_sizes(*dw, k, x.sizes + lead, "rms_norm_backward grad_weight");
+    check_dtype(*dw, static_cast<xd_dtype>(w->dtype), "rms_norm_backward grad_weight");
+  }
+  if (dx == nullptr && dw == nullptr) return;
+
+  constexpr int64_t sz = sizeof(T);
+  constexpr int64_t wsz = sizeof(W);
+  const int64_t* zero = zero_strides();
+  const strided_layout<4> rows(x.ndim, x.sizes, {g.strides, x.strides, rstd.strides, dx ? dx->strides : zero},
+                               {sz, sz, int64_t{sizeof(R)}, sz}, trailing_mask(lead));
+  const strided_layout<5> row(k, x.sizes + lead,
+                              {g.strides + lead, x.strides + lead, w ? w->strides : zero, dw ? dw->strides : zero,
+                               dx ? dx->strides + lead : zero},
+                              {sz, sz, wsz, wsz, sz});
+  const int64_t n_rows = rows.numel();
+  const int64_t n = row.numel();
+  char* const w_base = w != nullptr ? data(*w) : nullptr;
+  char* const dw_base = dw != nullptr ? data(*dw) : nullptr;
+
+  const int64_t blocks = (n_rows + kRowBlock - 1) / kRowBlock;
+  std::vector<rms_acc> partial(dw != nullptr ? static_cast<size_t>(blocks * n) : 0);
+
+  // One row; `part` (n entries, or nullptr) receives g*xh for dw.
+  auto one_row = [&](char* pg, char* px, char* pr, char* pdx, rms_acc* part) {
+    const C r = static_cast<C>(load(at<const R>(pr, 0)));
+    const std::array<char*, 5> base{pg, px, w_base, dw_base, pdx};
+    auto gw_at = [&](const std::array<char*, 5>& p, const std::array<int64_t, 5>& s, int64_t i) {
+      C v = load(at<const T>(p[G], i * s[G]));
+      if (w != nullptr) v *= static_cast<C>(load(at<const W>(p[WT], i * s[WT])));
+      return v;
+    };
+    if (dx != nullptr && n > 0) {
+      rms_acc sum = 0;
+      row.for_each_run(base, 0, n, [&](const std::array<char*, 5>& p, int64_t len, const std::array<int64_t, 5>& s) {
+        for (int64_t i = 0; i < len; ++i) {
+          const C xh = load(at<const T>(p[X], i * s[X])) * r;
+          sum += static_cast<rms_acc>(gw_at(p, s, i)) * static_cast<rms_acc>(xh);
+        }
+      });
+      const C mean = static_cast<C>(sum / static_cast<rms_acc>(n));
+      row.for_each_run(base, 0, n, [&](const std::array<char*, 5>& p, int64_t len, const std::array<int64_t, 5>& s) {
+        for (int64_t i = 0; i < len; ++i) {
+          const C xh = load(at<const T>(p[X], i * s[X])) * r;
+          at<T>(p[DX], i * s[DX]) = cast<T>(r * (gw_at(p, s, i) - xh * mean));
+        }
+      });
+    }
+    if (part != nullptr) {
+      int64_t j = 0;
+      row.for_each_run(base, 0, n, [&](const std::array<char*, 5>& p, int64_t len, const std::array<int64_t, 5>& s) {
+        for (int64_t i = 0; i < len; ++i, ++j) {
+          const C xh = load(at<const T>(p[X], i * s[X])) * r;
+          part[j] += static_cast<rms_acc>(load(at<const T>(p[G], i * s[G]))) * static_cast<rms_acc>(xh);
+        }
+      });
+    }
+  };
+
+  const int64_t grain = std::max<int64_t>(1, kElementGrain / (kRowBlock * std::max<int64_t>(n, 1)));
+  parallel_for(blocks, grain, [&](int64_t begin, int64_t end) {
+    for (int64_t blk = begin; blk < end; ++blk) {
+      rms_acc* part = dw != nullptr ? partial.data() + blk * n : nullptr;
+      rows.for_each_run({data(g), data(x), data(rstd), dx ? data(*dx) : nullptr}, blk * kRowBlock,
+                        std::min(n_rows, (blk + 1) * kRowBlock),
+                        [&](const std::array<char*, 4>& p, int64_t len, const std::array<int64_t, 4>& s) {
+                          for (int64_t i = 0; i < len; ++i)
+                            one_row(p[0] + i * s[0], p[1] + i * s[1], p[2] + i * s[2], p[3] + i * s[3], part);
+                        });
+    }
+  });
+
+  if (dw != nullptr) {
+    const strided_layout<1> dw_layout(k, dw->sizes, {dw->strides}, {wsz});
+    int64_t j = 0;
+    dw_layout.for_each_run({dw_base}, 0, n, [&](const std::array<char*, 1>& p, int64_t len, const std::array<int64_t, 1>& s) {
+      for (int64_t i = 0; i < len; ++i, ++j) {
+        rms_acc total = 0;
+        for (int64_t blk = 0; blk < blocks; ++blk) total += partial[static_cast<size_t>(blk * n + j)];
+        at<W>(p[0], i * s[0]) = cast<W>(total);
+      }
+    });
+  }
+}
+
+struct rms_norm_backward_kernel {
+  template <class T>
+  static xd_status run(const xd_kernel_call* c) {
+    return kernel_guard(c, [&] {
+      const xd_view* w = optional_input(c, 3);
+      visit_floating(w != nullptr ? w->dtype : type_info<T>::id,
+                     [&]<class W>(std::type_identity<W>) { rms_norm_backward<T, W>(c); });
+    });
+  }
+};
+
+}  // namespace
+
+void register_rms_norm_backward(plugin::registrar& r) {
+  add_kernels<rms_norm_backward_kernel>(r, XD_OP_RMS_NORM_BACKWARD, "cpu.rms_norm_backward", floating_dtypes{});
+}
+
+}  // namespace xd::cpu

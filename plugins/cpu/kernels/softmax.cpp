@@ -1,0 +1,75 @@
+// SOFTMAX and LOG_SOFTMAX along one dim, numerically stable: the row maximum is subtracted
+// before exp. Elementwise math runs in the compute type (float for f16/bf16), the sum of
+// exponentials accumulates in double. A row whose maximum is not finite gives NaN throughout
+// (all -inf, or a NaN, or +inf), matching PyTorch.
+#include "kernels/common.hpp"
+#include "kernels/register.hpp"
+
+#include <cmath>
+#include <limits>
+
+namespace xd::cpu {
+namespace {
+
+template <bool Log>
+struct softmax_kernel {
+  template <class T>
+  static xd_status run(const xd_kernel_call* c) {
+    return kernel_guard(c, [&] {
+      using C = compute_t<T>;
+      const xd_view& in = input(c, 0);
+      const xd_view& out = output(c, 0);
+      bool same = out.ndim == in.ndim;
+      for (int d = 0; same && d < in.ndim; ++d) same = out.sizes[d] == in.sizes[d];
+      if (!same) invalid("softmax output must have the input's shape");
+      const int dim = need_attrs<xd_attrs_dim>(c).dim;
+      if (dim < 0 || dim >= std::min(in.ndim, kMaxDims)) invalid("softmax dim " + std::to_string(dim) + " out of range");
+      const int64_t len = in.sizes[dim];
+      const int64_t step_in = in.strides[dim] * static_cast<int64_t>(sizeof(T));
+      const int64_t step_out = out.strides[dim] * static_cast<int64_t>(sizeof(T));
+      const strided_layout<2> rows(in.ndim, in.sizes, {out.strides, in.strides},
+                                   {static_cast<int64_t>(sizeof(T)), static_cast<int64_t>(sizeof(T))},
+                                   uint64_t{1} << dim);
+      if (len == 0) return;
+
+      auto row = [&](char* y, char* x) {
+        C max = -std::numeric_limits<C>::infinity();
+        for (int64_t j = 0; j < len; ++j) {
+          const C v = load(at<const T>(x, j * step_in));
+          if (is_nan(v) || v > max) max = v;
+          if (is_nan(max)) break;
+        }
+        double sum = 0;
+        for (int64_t j = 0; j < len; ++j) sum += static_cast<double>(std::exp(load(at<const T>(x, j * step_in)) - max));
+        if constexpr (Log) {
+          const double log_sum = std::log(sum);
+          for (int64_t j = 0; j < len; ++j) {
+            const C shifted = load(at<const T>(x, j * step_in)) - max;
+            at<T>(y, j * step_out) = cast<T>(static_cast<double>(shifted) - log_sum);
+          }
+        } else {
+          for (int64_t j = 0; j < len; ++j) {
+            const C e = std::exp(load(at<const T>(x, j * step_in)) - max);
+            at<T>(y, j * step_out) = cast<T>(static_cast<double>(e) / sum);
+          }
+        }
+      };
+      const int64_t grain = std::max<int64_t>(1, kElementGrain / 8 / len);
+      parallel_for(rows.numel(), grain, [&](int64_t begin, int64_t end) {
+        rows.for_each_run({data(out), data(in)}, begin, end,
+                          [&](const std::array<char*, 2>& p, int64_t n, const std::array<int64_t, 2>& s) {
+                            for (int64_t i = 0; i < n; ++i) row(p[0] + i * s[0], p[1] + i * s[1]);
+                          });
+      });
+    });
+  }
+};
+
+}  // namespace
+
+void register_softmax(plugin::registrar& r) {
+  add_kernels<softmax_kernel<false>>(r, XD_OP_SOFTMAX, "cpu.softmax", floating_dtypes{});
+  add_kernels<softmax_kernel<true>>(r, XD_OP_LOG_SOFTMAX, "cpu.log_softmax", floating_dtypes{});
+}
+
+}  // namespace xd::cpu

@@ -1,0 +1,141 @@
+// Unary pointwise ops: NEG, ABS, RELU (numeric) and EXP, LOG, SQRT, RSQRT, GELU, SILU, SIGMOID,
+// TANH, POW (floating). Each computes in the compute type (float for f16/bf16) with the libm
+// function of that precision and rounds once; integers wrap (neg/abs of the minimum stays the
+// minimum, as in PyTorch).
+#include "kernels/common.hpp"
+#include "kernels/elementwise.hpp"
+#include "kernels/register.hpp"
+
+#include <cmath>
+
+namespace xd::cpu {
+namespace {
+
+template <class C>
+struct neg_op {
+  explicit neg_op(const xd_kernel_call*) {}
+  C operator()(C x) const {
+    if constexpr (std::is_floating_point_v<C>) {
+      return -x;
+    } else {
+      return wrap_neg(x);
+    }
+  }
+};
+
+template <class C>
+struct abs_op {
+  explicit abs_op(const xd_kernel_call*) {}
+  C operator()(C x) const {
+    if constexpr (std::is_floating_point_v<C>) {
+      return std::fabs(x);
+    } else {
+      return x < 0 ? wrap_neg(x) : x;
+    }
+  }
+};
+
+// relu(NaN) = NaN and relu(-0) = +0, as PyTorch's clamp_min(x, 0) gives.
+template <class C>
+struct relu_op {
+  explicit relu_op(const xd_kernel_call*) {}
+  C operator()(C x) const { return x > 0 || is_nan(x) ? x : C{0}; }
+};
+
+template <class C>
+struct exp_op {
+  explicit exp_op(const xd_kernel_call*) {}
+  C operator()(C x) const { return std::exp(x); }
+};
+
+template <class C>
+struct log_op {
+  explicit log_op(const xd_kernel_call*) {}
+  C operator()(C x) const { return std::log(x); }
+};
+
+template <class C>
+struct sqrt_op {
+  explicit sqrt_op(const xd_kernel_call*) {}
+  C operator()(C x) const { return std::sqrt(x); }
+};
+
+template <class C>
+struct rsqrt_op {
+  explicit rsqrt_op(const xd_kernel_call*) {}
+  C operator()(C x) const { return C{1} / std::sqrt(x); }
+};
+
+// approximate 0: x/2 (1 + erf(x/sqrt 2)); 1: x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+template <class C>
+struct gelu_op {
+  bool tanh_form = false;
+  explicit gelu_op(const xd_kernel_call* c) {
+    const auto* a = find_attrs<xd_attrs_gelu>(c);
+    tanh_form = a != nullptr && a->approximate != 0;
+  }
+  C operator()(C x) const {
+    if (tanh_form) {
+      constexpr C beta = static_cast<C>(0.79788456080286535588);  // sqrt(2/pi)
+      constexpr C kappa = static_cast<C>(0.044715);
+      return C{0.5} * x * (C{1} + std::tanh(beta * (x + kappa * x * x * x)));
+    }
+    constexpr C inv_sqrt2 = static_cast<C>(0.70710678118654752440);
+    return x * C{0.5} * (C{1} + std::erf(x * inv_sqrt2));
+  }
+};
+
+template <class C>
+struct silu_op {
+  explicit silu_op(const xd_kernel_call*) {}
+  C operator()(C x) const { return x / (C{1} + std::exp(-x)); }
+};
+
+template <class C>
+struct sigmoid_op {
+  explicit sigmoid_op(const xd_kernel_call*) {}
+  C operator()(C x) const { return C{1} / (C{1} + std::exp(-x)); }
+};
+
+template <class C>
+struct tanh_op {
+  explicit tanh_op(const xd_kernel_call*) {}
+  C operator()(C x) const { return std::tanh(x); }
+};
+
+template <class C>
+struct pow_op {
+  C exponent;
+  explicit pow_op(const xd_kernel_call* c) : exponent(static_cast<C>(need_attrs<xd_attrs_scalar>(c).real)) {}
+  C operator()(C x) const { return std::pow(x, exponent); }
+};
+
+template <template <class> class Op>
+struct unary_kernel {
+  template <class T>
+  static xd_status run(const xd_kernel_call* c) {
+    return kernel_guard(c, [&] {
+      const Op<compute_t<T>> op(c);
+      map_elements<T, T>([op](T x) { return cast<T>(op(load(x))); }, output(c, 0), {&input(c, 0)});
+    });
+  }
+};
+
+}  // namespace
+
+void register_unary(plugin::registrar& r) {
+  add_kernels<unary_kernel<neg_op>>(r, XD_OP_NEG, "cpu.neg", numeric_dtypes{});
+  add_kernels<unary_kernel<abs_op>>(r, XD_OP_ABS, "cpu.abs", numeric_dtypes{});
+  add_kernels<unary_kernel<relu_op>>(r, XD_OP_RELU, "cpu.relu", numeric_dtypes{});
+  add_kernels<unary_kernel<exp_op>>(r, XD_OP_EXP, "cpu.exp", floating_dtypes{});
+  add_kernels<unary_kernel<log_op>>(r, XD_OP_LOG, "cpu.log", floating_dtypes{});
+  add_kernels<unary_kernel<sqrt_op>>(r, XD_OP_SQRT, "cpu.sqrt", floating_dtypes{});
+  add_kernels<unary_kernel<rsqrt_op>>(r, XD_OP_RSQRT, "cpu.rsqrt", floating_dtypes{});
+  add_kernels<unary_kernel<gelu_op>>(r, XD_OP_GELU, "cpu.gelu", floating_dtypes{});
+  add_kernels<unary_kernel<silu_op>>(r, XD_OP_SILU, "cpu.silu", floating_dtypes{});
+  add_kernels<unary_kernel<sigmoid_op>>(r, XD_OP_SIGMOID, "cpu.sigmoid", floating_dtypes{});
+  add_kernels<unary_kernel<tanh_op>>(r, XD_OP_TANH, "cpu.tanh", floating_dtypes{});
+  add_kernels<unary_kernel<pow_op>>(r, XD_OP_POW, "cpu.pow", floating_dtypes{});
+}
+
+}  // namespace xd::cpu
