@@ -112,8 +112,10 @@ TEST(XdInfo, PluginPathEntryThatDoesNotExistIsNotFound) {
   const auto r = run("XD_PLUGIN_PATH=/nonexistent/libxd_plugin_x.so", "--json");
   ASSERT_EQ(r.status, 0) << r.output;
   bool nf = false;
-  for (const auto& p : nlohmann::json::parse(r.output)["plugins"])
-    nf |= p["path"] == "/nonexistent/libxd_plugin_x.so" && p["status"] == "not found";
+  const auto j = nlohmann::json::parse(r.output);
+  for (const auto& p : j["plugins"])
+    nf |= p["path"].get<std::string>() == "/nonexistent/libxd_plugin_x.so" &&
+          p["status"].get<std::string>() == "not found";
   EXPECT_TRUE(nf) << r.output;
 }
 
