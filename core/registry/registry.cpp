@@ -81,6 +81,7 @@ const std::shared_ptr<StreamState>& DeviceRecord::get_default_stream() {
     check(*backend, backend->api.stream_create(backend->api.ctx, plugin_device, &s->handle), "stream_create");
     s->owned = false;  // lives for the process: kernels may still run at exit
     default_stream = std::move(s);
+    default_stream_ready.store(default_stream.get(), std::memory_order_release);
   });
   return default_stream;
 }

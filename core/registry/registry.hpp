@@ -43,11 +43,17 @@ struct DeviceRecord final : AllocatorDevice {
   uint32_t flags = 0;          // XD_DEVICE_FLAG_*
   std::once_flag stream_once;
   std::shared_ptr<StreamState> default_stream;
+  std::atomic<StreamState*> default_stream_ready{nullptr};  // lock-free fast path, set once
   std::unique_ptr<CachingAllocator> allocator;
   std::mutex streams_mutex;
   std::vector<std::weak_ptr<StreamState>> streams;  // for synchronize(device)
 
   const std::shared_ptr<StreamState>& get_default_stream();
+  // The default stream without touching call_once (which costs a TLS lookup per call).
+  StreamState& default_stream_state() {
+    if (StreamState* s = default_stream_ready.load(std::memory_order_acquire)) return *s;
+    return *get_default_stream();
+  }
 
   bool raw_alloc(uint64_t nbytes, void** handle, std::string& error) override;
   void raw_free(void* handle) override;

@@ -70,6 +70,20 @@ Block* CachingAllocator::allocate(uint64_t nbytes, uint64_t stream_id) {
   const uint64_t size = round_size(nbytes);
   std::lock_guard lock(mutex_);
   if (size < nbytes) throw_oom(nbytes, size, "the size overflows");
+  if (size <= kFastMax) {
+    auto& bin = fast_[size / kRound - 1];
+    if (!bin.empty() && bin.back()->stream_id == stream_id) {
+      Block* b = bin.back();
+      bin.pop_back();
+      b->allocated = true;
+      b->requested = nbytes;
+      stats_.allocated += b->size;
+      stats_.peak_allocated = std::max(stats_.peak_allocated, stats_.allocated);
+      stats_.requested += nbytes;
+      ++stats_.num_allocs;
+      return b;
+    }
+  }
   if (!pending_.empty()) process_events();
   const bool small = size <= kSmallSize;
   Pool& pool = small ? small_ : large_;
@@ -84,6 +98,7 @@ Block* CachingAllocator::allocate(uint64_t nbytes, uint64_t stream_id) {
     if (!try_raw_alloc(seg, &handle, error)) {
       // Free every cached segment and retry once (with the exact size for a large request).
       ++stats_.num_cache_flushes;
+      flush_fast_bins();
       process_events();
       release_cached_segments();
       if (!small) seg = size;
@@ -149,7 +164,21 @@ void CachingAllocator::free(Block* block) {
     block->uses.clear();
     if (block->pending_events > 0) return;
   }
+  if (block->size <= kFastMax) {
+    auto& bin = fast_[block->size / kRound - 1];
+    if (bin.size() < kFastDepth) {
+      bin.push_back(block);
+      return;
+    }
+  }
   release_block(block);
+}
+
+void CachingAllocator::flush_fast_bins() {
+  for (auto& bin : fast_) {
+    for (Block* b : bin) release_block(b);
+    bin.clear();
+  }
 }
 
 void CachingAllocator::release_block(Block* block) {
@@ -209,6 +238,7 @@ void CachingAllocator::release_cached_segments() {
 
 void CachingAllocator::empty_cache() {
   std::lock_guard lock(mutex_);
+  flush_fast_bins();
   process_events();
   release_cached_segments();
 }

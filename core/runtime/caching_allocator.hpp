@@ -9,12 +9,18 @@
 // - Stream-aware: a block is reused only by allocations on the stream it was allocated on. If it
 //   was also used on other streams (record_stream), freeing records an event on each and the
 //   block returns to the pool only once all have completed.
+// - Fast bins: freed blocks of at most 4 KiB with no pending stream uses go onto a per-size LIFO
+//   (up to 256 each) instead of being merged, so the common small alloc/free pair is a pop and a
+//   push under the lock (glibc's tcache idea). They count as cached and are merged back before
+//   empty_cache and before a retry after a failed allocation.
 // - On failure: free every cached segment, retry once, then throw OutOfMemoryError stating the
 //   requested, reserved, allocated and device sizes.
-// Thread safety: all members are thread-safe (one mutex per device).
+// Thread safety: all members are thread-safe (one lock per device).
 #pragma once
 
 #include <xd/runtime.hpp>
+
+#include "util/spin_mutex.hpp"
 
 #include <cstdint>
 #include <mutex>
@@ -86,7 +92,12 @@ class CachingAllocator {
   };
   using Pool = std::set<Block*, Order>;
 
+  static constexpr uint64_t kFastMax = 4096;
+  static constexpr size_t kFastBins = kFastMax / kRound;
+  static constexpr size_t kFastDepth = 256;
+
   Block* find_free(Pool& pool, uint64_t size, uint64_t stream_id);
+  void flush_fast_bins();
   bool try_raw_alloc(uint64_t size, void** handle, std::string& error);
   void release_block(Block* block);  // merge with neighbours and return to its pool
   void process_events();
@@ -94,11 +105,12 @@ class CachingAllocator {
   [[noreturn]] void throw_oom(uint64_t nbytes, uint64_t size, const std::string& error);
 
   AllocatorDevice& device_;
-  mutable std::mutex mutex_;
+  mutable SpinMutex mutex_;  // short sections; raw alloc/free of the plugin happen under it too
   Pool small_;
   Pool large_;
   std::vector<std::pair<void*, Block*>> pending_;  // (event, block)
   std::set<Block*> segments_;                      // first block of every live segment
+  std::vector<Block*> fast_[kFastBins];            // bin i: blocks of (i + 1) * kRound bytes
   MemoryStats stats_;
 };
 

@@ -19,7 +19,18 @@ struct ThreadState {
   Device device;
   std::vector<std::shared_ptr<StreamState>> streams;  // by type * kMaxDevicesPerBackend + index
 };
-thread_local ThreadState t_state;
+// initial-exec TLS and a trivially constructible pointer: every op reads this, and the default
+// (global-dynamic) model costs a __tls_get_addr call plus an init guard per access.
+thread_local ThreadState* t_state_ptr __attribute__((tls_model("initial-exec"))) = nullptr;
+
+ThreadState& state() {
+  ThreadState* s = t_state_ptr;
+  if (__builtin_expect(s == nullptr, 0)) {
+    static thread_local ThreadState owned;  // destroyed at thread exit
+    s = t_state_ptr = &owned;
+  }
+  return *s;
+}
 
 size_t slot_of(const DeviceRecord& d) {
   return static_cast<size_t>(d.device.type()) * kMaxDevicesPerBackend + static_cast<size_t>(d.device.index());
@@ -28,20 +39,21 @@ size_t slot_of(const DeviceRecord& d) {
 
 StreamState& current_stream_state(DeviceRecord& dev) {
   const size_t slot = slot_of(dev);
-  if (slot < t_state.streams.size() && t_state.streams[slot]) return *t_state.streams[slot];
-  return *dev.get_default_stream();
+  const auto& streams = state().streams;
+  if (slot < streams.size() && streams[slot]) return *streams[slot];
+  return dev.default_stream_state();
 }
 
 std::shared_ptr<StreamState> current_stream_ptr(DeviceRecord& dev) {
   const size_t slot = slot_of(dev);
-  if (slot < t_state.streams.size() && t_state.streams[slot]) return t_state.streams[slot];
+  if (slot < state().streams.size() && state().streams[slot]) return state().streams[slot];
   return dev.get_default_stream();
 }
 
 void set_current_stream_ptr(DeviceRecord& dev, std::shared_ptr<StreamState> s) {
   const size_t slot = slot_of(dev);
-  if (slot >= t_state.streams.size()) t_state.streams.resize(slot + 1);
-  t_state.streams[slot] = std::move(s);
+  if (slot >= state().streams.size()) state().streams.resize(slot + 1);
+  state().streams[slot] = std::move(s);
 }
 
 }  // namespace detail
@@ -94,17 +106,17 @@ void set_current_stream(const Stream& stream) {
 }
 
 Device current_device() {
-  if (!detail::t_state.device_set) {
-    detail::t_state.device = default_device();
-    detail::t_state.device_set = true;
+  if (!detail::state().device_set) {
+    detail::state().device = default_device();
+    detail::state().device_set = true;
   }
-  return detail::t_state.device;
+  return detail::state().device;
 }
 
 void set_current_device(Device device) {
   (void)Registry::get().device(device);  // validates
-  detail::t_state.device = device;
-  detail::t_state.device_set = true;
+  detail::state().device = device;
+  detail::state().device_set = true;
 }
 
 void synchronize(Device device) {
@@ -126,7 +138,7 @@ void synchronize(Device device) {
 }
 
 DeviceGuard::DeviceGuard(Device device) : previous_(current_device()) { set_current_device(device); }
-DeviceGuard::~DeviceGuard() { detail::t_state.device = previous_; }
+DeviceGuard::~DeviceGuard() { detail::state().device = previous_; }
 
 StreamGuard::StreamGuard(const Stream& stream)
     : previous_device_(current_device()), previous_stream_(current_stream(stream.device())) {
@@ -136,7 +148,7 @@ StreamGuard::StreamGuard(const Stream& stream)
 
 StreamGuard::~StreamGuard() {
   set_current_stream(previous_stream_);
-  detail::t_state.device = previous_device_;
+  detail::state().device = previous_device_;
 }
 
 }  // namespace xd

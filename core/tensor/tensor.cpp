@@ -36,13 +36,12 @@ std::shared_ptr<TensorImpl> allocate_tensor(DeviceRecord& dev, IntList sizes, Dt
   if (__builtin_mul_overflow(static_cast<uint64_t>(t->numel), itemsize(dtype), &nbytes))
     throw OutOfMemoryError("cannot allocate " + shape_str(t->sizes, ndim) + " " + dtype_name(dtype) +
                            ": the byte count overflows 64 bits");
-  auto s = std::make_shared<Storage>();
-  s->device = &dev;
-  s->nbytes = nbytes;
-  s->block = dev.allocator->allocate(nbytes, current_stream_state(dev).id);
-  s->handle = s->block->segment;
-  s->offset = s->block->offset;
-  t->storage = std::move(s);
+  Storage& s = t->own_storage;
+  s.device = &dev;
+  s.nbytes = nbytes;
+  s.block = dev.allocator->allocate(nbytes, current_stream_state(dev).id);
+  s.handle = s.block->segment;
+  s.offset = s.block->offset;
   return t;
 }
 
@@ -50,6 +49,7 @@ std::shared_ptr<TensorImpl> make_view(const TensorImpl& base, int ndim, const in
                                       int64_t storage_offset, Dtype dtype) {
   auto t = std::make_shared<TensorImpl>();
   t->storage = base.storage;
+  t->owner = base.owner ? base.owner : base.shared_from_this();
   t->ndim = ndim;
   t->dtype = dtype;
   t->storage_offset = storage_offset;

@@ -1,6 +1,7 @@
-// What a Tensor holds: a refcounted Storage (one caching-allocator block on one device) and a
-// strided view of it. Sizes and strides are inline arrays (at most kMaxDims), so making a view
-// allocates only the TensorImpl.
+// What a Tensor holds: a Storage (one caching-allocator block on one device) and a strided view
+// of it. A tensor that allocated memory owns its Storage inline (one heap allocation per tensor:
+// small ops are dominated by allocation, see bench/dispatch_overhead.cpp); a view points at its
+// owner's Storage and keeps the owner alive. Sizes and strides are inline arrays (kMaxDims).
 #pragma once
 
 #include <xd/tensor.hpp>
@@ -25,14 +26,20 @@ struct Storage {
   }
 };
 
-struct TensorImpl {
-  std::shared_ptr<Storage> storage;
+struct TensorImpl : std::enable_shared_from_this<TensorImpl> {
+  Storage own_storage;                        // used by the tensor that allocated the memory
+  Storage* storage = &own_storage;            // own_storage, or the owner's
+  std::shared_ptr<const TensorImpl> owner;    // keeps the owner alive (views only)
   int64_t sizes[kMaxDims] = {};
   int64_t strides[kMaxDims] = {};
   int32_t ndim = 0;
   Dtype dtype = Dtype::f32;
   int64_t storage_offset = 0;  // elements
   int64_t numel = 1;
+
+  TensorImpl() = default;
+  TensorImpl(const TensorImpl&) = delete;
+  TensorImpl& operator=(const TensorImpl&) = delete;
 
   DeviceRecord& device_record() const { return *storage->device; }
   Device device() const { return storage->device->device; }

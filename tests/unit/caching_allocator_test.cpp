@@ -90,9 +90,9 @@ TEST(CachingAllocator, FreedBlockIsReusedWithoutANewRawAllocation) {
 TEST(CachingAllocator, FreeNeighboursMergeBackIntoOneBlock) {
   FakeDevice dev(64 * MiB);
   CachingAllocator a(dev);
-  Block* x = a.allocate(512, 1);
-  Block* y = a.allocate(512, 1);
-  Block* z = a.allocate(512, 1);
+  Block* x = a.allocate(8192, 1);  // above the fast-bin size: freed blocks merge at once
+  Block* y = a.allocate(8192, 1);
+  Block* z = a.allocate(8192, 1);
   a.free(x);
   a.free(z);
   a.free(y);  // merges with both neighbours and the tail
@@ -100,6 +100,21 @@ TEST(CachingAllocator, FreeNeighboursMergeBackIntoOneBlock) {
   EXPECT_EQ(whole->offset, 0u);
   EXPECT_EQ(dev.raw_allocs, 1);
   a.free(whole);
+}
+
+TEST(CachingAllocator, SmallFreedBlocksComeBackFromTheFastBinAndMergeOnEmptyCache) {
+  FakeDevice dev(64 * MiB);
+  CachingAllocator a(dev);
+  Block* x = a.allocate(600, 1);
+  a.free(x);
+  Block* y = a.allocate(1000, 1);  // same 1024-byte class: the very same block
+  EXPECT_EQ(y, x);
+  Block* other = a.allocate(1000, 2);  // another stream never takes it
+  EXPECT_NE(other, x);
+  a.free(y);
+  a.free(other);
+  a.empty_cache();  // fast-bin blocks merge back, whole segments are released
+  EXPECT_EQ(dev.used(), 0u);
 }
 
 TEST(CachingAllocator, BlocksAreNotReusedAcrossStreams) {
