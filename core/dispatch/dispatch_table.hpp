@@ -27,6 +27,7 @@ struct KernelEntry {
   int32_t op = 0;
   Dtype dtype = Dtype::f32;
   std::atomic<bool> enabled{true};  // see xd::set_kernel_enabled (diagnostics, tests)
+  mutable std::atomic<uint64_t> calls{0};  // relaxed counter, read by xd::kernels()
 };
 
 class DispatchTable {

@@ -20,6 +20,19 @@ namespace xd::detail {
 namespace {
 
 std::atomic<uint64_t> g_fallbacks{0};
+std::atomic<bool> g_poison{false};
+
+// Fills the outputs that own their storage with 0xFF bytes (see xd::set_poison_outputs).
+void poison_outputs(DeviceRecord& dev, StreamState& stream, std::span<const Arg> outputs) {
+  for (const Arg& a : outputs) {
+    if (a.t == nullptr || a.t->storage != &a.t->own_storage || a.t->storage->nbytes == 0) continue;
+    const Storage& s = *a.t->storage;
+    std::vector<unsigned char> ff(s.nbytes, 0xFF);
+    auto& api = dev.backend->api;
+    check(*dev.backend, api.copy_h2d(api.ctx, dev.plugin_device, stream.handle, s.handle, s.offset, ff.data(), s.nbytes, 1),
+          "copy_h2d (poisoning outputs)");
+  }
+}
 
 enum class Fallback { error, cpu };
 
@@ -157,6 +170,8 @@ void launch(xd_op op, Dtype key, DeviceRecord& dev, std::span<const Arg> inputs,
     if (!e->enabled.load(std::memory_order_relaxed)) continue;
     call.user_data = e->user_data;
     if (e->supports != nullptr && e->supports(&call) == 0) continue;
+    if (g_poison.load(std::memory_order_relaxed)) poison_outputs(dev, stream, outputs);
+    e->calls.fetch_add(1, std::memory_order_relaxed);
     const xd_status s = e->fn(&call);
     if (s != XD_OK) {
       std::string msg = take_plugin_error();
@@ -195,4 +210,5 @@ void launch(xd_op op, Dtype key, DeviceRecord& dev, std::span<const Arg> inputs,
 
 namespace xd {
 uint64_t fallback_count() { return detail::g_fallbacks.load(std::memory_order_relaxed); }
+void set_poison_outputs(bool on) { detail::g_poison.store(on, std::memory_order_relaxed); }
 }  // namespace xd

@@ -11,6 +11,17 @@ using namespace detail;
 
 namespace {
 
+// Reductions and softmax see a rank-0 tensor as rank 1 of size 1, so no kernel needs a
+// special case for "reduce over the only element of a scalar" (PyTorch accepts dim 0 / -1).
+Arg rank1_if_scalar(Arg a) {
+  if (a.ndim == 0) {
+    a.ndim = 1;
+    a.sizes[0] = 1;
+    a.strides[0] = 1;
+  }
+  return a;
+}
+
 Tensor reduce(xd_op op, const char* name, const Tensor& a, IntList dims, bool keepdim, uint32_t dtypes,
               bool needs_nonempty) {
   const TensorImpl& ia = checked_impl(a, name, "self");
@@ -52,8 +63,13 @@ Tensor reduce(xd_op op, const char* name, const Tensor& a, IntList dims, bool ke
     Arg o;
     o.t = out.get();
     o.ndim = ia.ndim;
+    if (ia.ndim == 0) {
+      o.ndim = 1;
+      keep_sizes[0] = 1;
+      mask = 1;
+    }
     int64_t s = 1;
-    for (int d = ia.ndim - 1; d >= 0; --d) {
+    for (int d = o.ndim - 1; d >= 0; --d) {
       o.sizes[d] = keep_sizes[d];
       o.strides[d] = s;
       s *= keep_sizes[d];
@@ -61,7 +77,7 @@ Tensor reduce(xd_op op, const char* name, const Tensor& a, IntList dims, bool ke
     xd_attrs_reduce r{};
     r.struct_size = sizeof r;
     r.dim_mask = mask;
-    launch(op, ia.dtype, dev, {arg(ia)}, {o}, &r);
+    launch(op, ia.dtype, dev, {rank1_if_scalar(arg(ia))}, {o}, &r);
   }
   return Tensor(std::move(out));
 }
@@ -76,7 +92,7 @@ Tensor softmax_like(xd_op op, const char* name, const Tensor& a, int64_t dim) {
     xd_attrs_dim at{};
     at.struct_size = sizeof at;
     at.dim = ia.ndim == 0 ? 0 : d;
-    launch(op, ia.dtype, dev, {arg(ia)}, {arg(*out)}, &at);
+    launch(op, ia.dtype, dev, {rank1_if_scalar(arg(ia))}, {rank1_if_scalar(arg(*out))}, &at);
   }
   return Tensor(std::move(out));
 }

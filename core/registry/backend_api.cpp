@@ -71,7 +71,8 @@ LoadReportRow load_plugin(const std::string& path) { return Registry::get().load
 std::vector<KernelInfo> kernels() {
   std::vector<KernelInfo> out;
   for (const auto* e : Registry::get().table().all())
-    out.push_back({detail::op_schema(e->op).name, e->backend->name, e->dtype, e->name, e->priority});
+    out.push_back({detail::op_schema(e->op).name, e->backend->name, e->dtype, e->name, e->priority,
+                   e->calls.load(std::memory_order_relaxed)});
   return out;
 }
 

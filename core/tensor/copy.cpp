@@ -59,6 +59,12 @@ Tensor& Tensor::copy_(const Tensor& src) {
     throw ShapeError("copy_: source of shape " + detail::shape_str(s.sizes, s.ndim) +
                      " does not broadcast to the destination's shape " + detail::shape_str(d.sizes, d.ndim));
   if (d.numel == 0) return *this;
+  for (int i = 0; i < d.ndim; ++i)
+    if (d.sizes[i] > 1 && d.strides[i] == 0)
+      throw LayoutError("copy_: the destination " + detail::shape_str(d.sizes, d.ndim) + " with strides " +
+                        detail::shape_str(d.strides, d.ndim) +
+                        " has several elements at one memory location (an expanded view); write to a "
+                        "contiguous tensor instead");
   if (s.storage->device == d.storage->device) {
     detail::launch(XD_OP_COPY, s.dtype, d.device_record(), {detail::arg_broadcast(s, d.sizes, d.ndim)},
                    {detail::arg(d)}, nullptr);
@@ -116,16 +122,20 @@ Tensor from_host(const void* data, Dtype dtype, IntList sizes, Device device) {
   return Tensor(std::move(t));
 }
 
-Tensor tensor(const std::vector<uint8_t>& values, IntList sizes, Dtype dtype, Device device) {
+Tensor detail::tensor_from_values(const void* data, size_t count, Dtype dtype, IntList sizes, Device device) {
   int64_t strides[kMaxDims];
   const int64_t n = detail::contiguous_strides(sizes.data(), static_cast<int>(sizes.size()), strides, "tensor");
+  if (static_cast<int64_t>(count) != n)
+    throw ShapeError("tensor: " + std::to_string(count) + " values given for shape " +
+                     detail::shape_str(sizes.vec()) + " (" + std::to_string(n) + " elements)");
+  return from_host(data, dtype, sizes, device);
+}
+
+Tensor tensor(const std::vector<uint8_t>& values, IntList sizes, Dtype dtype, Device device) {
   if (itemsize(dtype) != 1)
     throw DtypeError(std::string("tensor(bytes): dtype ") + dtype_name(dtype) +
                      " is not one byte wide; use tensor<T>() with the matching C++ type");
-  if (static_cast<int64_t>(values.size()) != n)
-    throw ShapeError("tensor: " + std::to_string(values.size()) + " values given for shape " +
-                     detail::shape_str(sizes.vec()) + " (" + std::to_string(n) + " elements)");
-  return from_host(values.data(), dtype, sizes, device);
+  return detail::tensor_from_values(values.data(), values.size(), dtype, sizes, device);
 }
 
 }  // namespace xd

@@ -64,12 +64,18 @@ struct KernelInfo {
   Dtype dtype;
   std::string name;
   int priority = 0;
+  uint64_t calls = 0;  // times this kernel ran since start (conformance coverage)
 };
 std::vector<KernelInfo> kernels();  // every registered kernel, by op, backend, dtype, order tried
 
 // Enables or disables every kernel with this name (diagnostics and tests: e.g. compare
 // "cpu.mm.dnnl" against the plain loop it shadows). ValueError for an unknown name.
 bool set_kernel_enabled(const std::string& name, bool enabled);
+
+// Diagnostics for conformance testing: when on, every freshly allocated kernel output is filled
+// with 0xFF bytes before its kernel runs (NaN in every floating format, -1 / 255 in integers, an
+// invalid bool), so an element a kernel does not write shows up. Off by default; global.
+void set_poison_outputs(bool on);
 
 // Names of every op the core declares (the order of xd_op).
 std::vector<std::string> op_names();

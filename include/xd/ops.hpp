@@ -97,9 +97,14 @@ std::tuple<Tensor, Tensor> rms_norm_backward(const Tensor& grad_out, const Tenso
                                              const std::optional<Tensor>& weight,
                                              std::array<bool, 2> output_mask = {true, true});
 
+namespace detail {
+// ShapeError unless `count` equals the number of elements of `sizes`; then from_host.
+Tensor tensor_from_values(const void* data, size_t count, Dtype dtype, IntList sizes, Device device);
+}  // namespace detail
+
 template <class T>
 Tensor tensor(const std::vector<T>& values, IntList sizes, Device device) {
-  return from_host(values.data(), dtype_of<T>(), sizes, device);
+  return detail::tensor_from_values(values.data(), values.size(), dtype_of<T>(), sizes, device);
 }
 // std::vector<bool> is bit-packed; use this overload for bool tensors.
 Tensor tensor(const std::vector<uint8_t>& values, IntList sizes, Dtype dtype, Device device);

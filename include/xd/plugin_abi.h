@@ -112,7 +112,8 @@ typedef enum xd_op {
   XD_OP_AMAX = 27,
   XD_OP_AMIN = 28,
   XD_OP_ARGMAX = 29,   /* exactly one reduced dim; first index of the maximum; NaN is the maximum */
-  XD_OP_SOFTMAX = 30,  /* [a] -> [out] (xd_attrs_dim) */
+  XD_OP_SOFTMAX = 30,  /* [a] -> [out] (xd_attrs_dim). Reductions and softmax never see rank 0: */
+                       /* the host presents a scalar as rank 1 of size 1. */
   XD_OP_LOG_SOFTMAX = 31,
   XD_OP_MM = 32,       /* [a [M,K], b [K,N]] -> [out [M,N]] (none) */
   XD_OP_ADDMM = 33,    /* [input (broadcast to [M,N]), a, b] -> [out] (xd_attrs_blas) beta*input + alpha*a@b */

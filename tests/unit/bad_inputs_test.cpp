@@ -1,0 +1,492 @@
+// A catalogue of bad inputs to the public API. Each must throw exactly the documented xd::Error
+// subclass (not a parent, not a subclass, not std::exception, no crash), with a message that names
+// the operation and the offending shape / dtype / value.
+#include <xd/xd.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <typeinfo>
+#include <vector>
+
+namespace {
+
+using xd::Dtype;
+
+const char* error_kind(const std::exception& e) {
+  if (dynamic_cast<const xd::BackendError*>(&e)) return "xd::BackendError";
+  if (dynamic_cast<const xd::DeviceError*>(&e)) return "xd::DeviceError";
+  if (dynamic_cast<const xd::ShapeError*>(&e)) return "xd::ShapeError";
+  if (dynamic_cast<const xd::DtypeError*>(&e)) return "xd::DtypeError";
+  if (dynamic_cast<const xd::IndexError*>(&e)) return "xd::IndexError";
+  if (dynamic_cast<const xd::ValueError*>(&e)) return "xd::ValueError";
+  if (dynamic_cast<const xd::LayoutError*>(&e)) return "xd::LayoutError";
+  if (dynamic_cast<const xd::OutOfMemoryError*>(&e)) return "xd::OutOfMemoryError";
+  if (dynamic_cast<const xd::NotImplementedError*>(&e)) return "xd::NotImplementedError";
+  if (dynamic_cast<const xd::PluginError*>(&e)) return "xd::PluginError";
+  if (dynamic_cast<const xd::Error*>(&e)) return "xd::Error";
+  return typeid(e).name();
+}
+
+// Runs f and checks it throws exactly E (typeid equality: a subclass of E fails too) with a message
+// that contains every one of `parts`.
+template <class E, class F>
+::testing::AssertionResult throws_exactly(F&& f, std::initializer_list<std::string_view> parts) {
+  try {
+    f();
+  } catch (const E& e) {
+    const std::string msg = e.what();
+    if (typeid(e) != typeid(E))
+      return ::testing::AssertionFailure() << "threw " << error_kind(e) << " (a subclass), expected exactly "
+                                           << error_kind(E("")) << ": " << msg;
+    for (std::string_view p : parts)
+      if (msg.find(p) == std::string::npos)
+        return ::testing::AssertionFailure() << "the message lacks \"" << p << "\":\n  " << msg;
+    return ::testing::AssertionSuccess();
+  } catch (const std::exception& e) {
+    return ::testing::AssertionFailure() << "threw " << error_kind(e) << ", expected " << error_kind(E(""))
+                                         << ": " << e.what();
+  } catch (...) {
+    return ::testing::AssertionFailure() << "threw something that is not a std::exception";
+  }
+  return ::testing::AssertionFailure() << "nothing was thrown, expected " << error_kind(E(""));
+}
+
+#define EXPECT_THROWS_EXACTLY(E, stmt, ...) EXPECT_TRUE(throws_exactly<E>([&] { (void)(stmt); }, {__VA_ARGS__}))
+
+xd::Device cpu() { return xd::cpu(); }
+xd::Tensor f32(xd::IntList sizes) { return xd::zeros(sizes, Dtype::f32, cpu()); }
+xd::Tensor of(xd::IntList sizes, Dtype d) { return xd::zeros(sizes, d, cpu()); }
+
+// ------------------------------------------------------------------ the helper itself
+
+TEST(BadInputsHelper, RejectsAParentTypeASubclassAndAMissingSubstring) {
+  EXPECT_FALSE(throws_exactly<xd::DeviceError>([] { throw xd::BackendError("x"); }, {}));
+  EXPECT_FALSE(throws_exactly<xd::Error>([] { throw xd::ShapeError("x"); }, {}));
+  EXPECT_FALSE(throws_exactly<xd::ShapeError>([] { throw xd::ShapeError("abc"); }, {"abd"}));
+  EXPECT_FALSE(throws_exactly<xd::ShapeError>([] {}, {}));
+  EXPECT_TRUE(throws_exactly<xd::ShapeError>([] { throw xd::ShapeError("abc"); }, {"b"}));
+}
+
+// ------------------------------------------------------------------ shape errors
+
+TEST(BadShape, MmInnerDimsDiffer) {
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, xd::mm(f32({2, 3}), f32({4, 5})), "mm", "[2, 3]", "[4, 5]", "cannot be multiplied");
+}
+
+TEST(BadShape, MmOperandIsNotTwoDimensional) {
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, xd::mm(f32({2, 3, 4}), f32({4, 5})), "mm", "2-d", "[2, 3, 4]");
+}
+
+TEST(BadShape, BmmBatchSizesDiffer) {
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, xd::bmm(f32({2, 3, 4}), f32({3, 4, 5})), "bmm", "batch", "[2, 3, 4]", "[3, 4, 5]");
+}
+
+TEST(BadShape, BaddbmmInnerDimsDiffer) {
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, xd::baddbmm(f32({2, 3, 5}), f32({2, 3, 4}), f32({2, 5, 5})), "baddbmm", "[2, 3, 4]",
+                        "[2, 5, 5]");
+}
+
+TEST(BadShape, AddOperandsDoNotBroadcast) {
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, xd::add(f32({2, 3}), f32({4, 3})), "add", "[2, 3]", "[4, 3]", "broadcast");
+}
+
+TEST(BadShape, WhereBranchDoesNotBroadcast) {
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, xd::where(of({2, 3}, Dtype::boolean), f32({2, 3}), f32({2})), "where", "[2]",
+                        "broadcast");
+}
+
+TEST(BadShape, AddmmInputDoesNotBroadcastToResult) {
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, xd::addmm(f32({3, 3}), f32({2, 4}), f32({4, 5})), "addmm", "[3, 3]", "[2, 5]");
+}
+
+TEST(BadShape, AddmmInputWithExtraDimsDoesNotBroadcastToResult) {
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, xd::addmm(f32({2, 2, 5}), f32({2, 4}), f32({4, 5})), "addmm", "[2, 2, 5]", "[2, 5]");
+}
+
+TEST(BadShape, RmsNormNormalizedShapeIsNotTheTrailingShape) {
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, xd::rms_norm(f32({2, 4}), {5}), "rms_norm", "[2, 4]", "normalized_shape", "[5]");
+}
+
+TEST(BadShape, RmsNormNormalizedShapeHasMoreDimsThanInput) {
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, xd::rms_norm(f32({4}), {1, 4}), "rms_norm", "[1, 4]", "[4]");
+}
+
+TEST(BadShape, RmsNormWeightShape) {
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, xd::rms_norm(f32({2, 4}), {4}, f32({3})), "rms_norm", "weight", "[3]", "[4]");
+}
+
+TEST(BadShape, RmsNormBackwardRstdShape) {
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, xd::rms_norm_backward(f32({2, 4}), f32({2, 4}), {4}, f32({2, 2}), std::nullopt),
+                        "rms_norm_backward", "rstd", "[2, 2]", "[2, 1]");
+}
+
+TEST(BadShape, RmsNormBackwardGradOutShape) {
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, xd::rms_norm_backward(f32({2, 3}), f32({2, 4}), {4}, f32({2, 1}), std::nullopt),
+                        "rms_norm_backward", "grad_out", "[2, 3]", "[2, 4]");
+}
+
+TEST(BadShape, RmsNormBackwardWeightShape) {
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, xd::rms_norm_backward(f32({2, 4}), f32({2, 4}), {4}, f32({2, 1}), f32({2, 2})),
+                        "rms_norm_backward", "weight", "[2, 2]");
+}
+
+TEST(BadShape, CopySourceDoesNotBroadcastToDestination) {
+  xd::Tensor dst = f32({2, 3});
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, dst.copy_(f32({3, 2})), "copy_", "[3, 2]", "[2, 3]");
+}
+
+TEST(BadShape, CopySourceWithMoreDimsThanDestination) {
+  xd::Tensor dst = f32({2, 3});
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, dst.copy_(f32({2, 1, 3})), "copy_", "[2, 1, 3]", "[2, 3]");
+}
+
+TEST(BadShape, ViewWithWrongElementCount) {
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, f32({2, 3}).view({4, 2}), "view", "[4, 2]", "6 elements");
+}
+
+TEST(BadShape, ViewOfTransposeNeedsACopy) {
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, f32({2, 3}).t().view({6}), "view", "[3, 2]", "[1, 3]", "[6]", "reshape");
+}
+
+TEST(BadShape, ReshapeInferredSizeDoesNotDivide) {
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, f32({2, 3}).reshape({4, -1}), "reshape", "[4, -1]", "6 elements");
+}
+
+TEST(BadShape, ExpandToIncompatibleSize) {
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, f32({2, 3}).expand({4, 3}), "expand", "[2, 3]", "[4, 3]");
+}
+
+TEST(BadShape, ExpandToFewerDims) {
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, f32({2, 3}).expand({3}), "expand", "[3]", "[2, 3]");
+}
+
+TEST(BadShape, AmaxOverZeroSizeDim) {
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, xd::amax(f32({2, 0}), {1}), "amax", "size 0", "[2, 0]");
+}
+
+TEST(BadShape, AminOfEmptyTensorOverAllDims) {
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, xd::amin(f32({0, 3})), "amin", "size 0", "[0, 3]");
+}
+
+TEST(BadShape, ArgmaxOverZeroSizeDim) {
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, xd::argmax(f32({3, 0}), 1), "argmax", "size 0", "[3, 0]");
+}
+
+TEST(BadShape, TensorFromBytesWithWrongValueCount) {
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, xd::tensor(std::vector<uint8_t>{1, 0}, {3}, Dtype::boolean, cpu()), "tensor", "2 values",
+                        "[3]");
+}
+
+TEST(BadShape, TensorFromVectorWithTooFewValues) {
+  // The capacity keeps the buggy over-read inside the allocation; the values must still be counted.
+  std::vector<float> v;
+  v.reserve(16);
+  v.push_back(1.0f);
+  v.push_back(2.0f);
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, xd::tensor(v, {3}, cpu()), "tensor", "2 values", "[3]");
+}
+
+// ------------------------------------------------------------------ dtype errors
+
+TEST(BadDtype, AddOfMixedDtypes) {
+  EXPECT_THROWS_EXACTLY(xd::DtypeError, xd::add(f32({2}), of({2}, Dtype::f64)), "add", "f32", "f64", ".to(");
+}
+
+TEST(BadDtype, ExpOfInt32) {
+  EXPECT_THROWS_EXACTLY(xd::DtypeError, xd::exp(of({2}, Dtype::i32)), "exp", "i32", "f32");
+}
+
+TEST(BadDtype, WhereConditionIsNotBool) {
+  EXPECT_THROWS_EXACTLY(xd::DtypeError, xd::where(f32({2}), f32({2}), f32({2})), "where", "condition", "bool", "f32");
+}
+
+TEST(BadDtype, WhereBranchesOfDifferentDtypes) {
+  EXPECT_THROWS_EXACTLY(xd::DtypeError, xd::where(of({2}, Dtype::boolean), f32({2}), of({2}, Dtype::i32)), "where", "f32",
+                        "i32");
+}
+
+TEST(BadDtype, RmsNormBackwardRstdNotTheAccumulationDtype) {
+  EXPECT_THROWS_EXACTLY(xd::DtypeError,
+                        xd::rms_norm_backward(f32({2, 4}), f32({2, 4}), {4}, of({2, 1}, Dtype::f16), std::nullopt),
+                        "rms_norm_backward", "rstd", "f32", "f16");
+}
+
+TEST(BadDtype, RmsNormBackwardF32RstdForF64Input) {
+  const xd::Tensor x = of({2, 4}, Dtype::f64);
+  EXPECT_THROWS_EXACTLY(xd::DtypeError, xd::rms_norm_backward(x, x, {4}, f32({2, 1}), std::nullopt), "rms_norm_backward",
+                        "rstd", "f64", "f32");
+}
+
+TEST(BadDtype, RmsNormWeightDtypeDiffersFromInput) {
+  EXPECT_THROWS_EXACTLY(xd::DtypeError, xd::rms_norm(f32({2, 4}), {4}, of({4}, Dtype::f16)), "rms_norm", "weight", "f16");
+}
+
+TEST(BadDtype, RmsNormOfIntegers) {
+  EXPECT_THROWS_EXACTLY(xd::DtypeError, xd::rms_norm(of({2, 4}, Dtype::i64), {4}), "rms_norm", "i64");
+}
+
+TEST(BadDtype, MmOfInt32) {
+  EXPECT_THROWS_EXACTLY(xd::DtypeError, xd::mm(of({2, 2}, Dtype::i32), of({2, 2}, Dtype::i32)), "mm", "i32");
+}
+
+TEST(BadDtype, RandWithInt32Dtype) {
+  EXPECT_THROWS_EXACTLY(xd::DtypeError, xd::rand({2}, Dtype::i32, cpu()), "rand", "i32");
+}
+
+TEST(BadDtype, RandnWithBoolDtype) {
+  EXPECT_THROWS_EXACTLY(xd::DtypeError, xd::randn({2}, Dtype::boolean, cpu()), "randn", "bool");
+}
+
+TEST(BadDtype, MeanOfIntegers) {
+  EXPECT_THROWS_EXACTLY(xd::DtypeError, xd::mean(of({3}, Dtype::i64)), "mean", "i64");
+}
+
+TEST(BadDtype, SoftmaxOfIntegers) {
+  EXPECT_THROWS_EXACTLY(xd::DtypeError, xd::softmax(of({3}, Dtype::u8), 0), "softmax", "u8");
+}
+
+TEST(BadDtype, LtOfBools) {
+  EXPECT_THROWS_EXACTLY(xd::DtypeError, xd::lt(of({3}, Dtype::boolean), of({3}, Dtype::boolean)), "lt", "bool");
+}
+
+TEST(BadDtype, ArangeWithBoolDtype) {
+  EXPECT_THROWS_EXACTLY(xd::DtypeError, xd::arange(0.0, 3.0, 1.0, Dtype::boolean, cpu()), "arange", "bool");
+}
+
+// ------------------------------------------------------------------ device errors
+
+TEST(BadDevice, DefaultConstructedDevice) {
+  EXPECT_THROWS_EXACTLY(xd::DeviceError, xd::empty({2}, Dtype::f32, xd::Device()), "no device", "xd::cpu()");
+}
+
+TEST(BadDevice, MoveToDefaultConstructedDevice) {
+  EXPECT_THROWS_EXACTLY(xd::DeviceError, f32({2}).to(xd::Device()), "no device");
+}
+
+TEST(BadDevice, NonexistentDeviceIndex) {
+  EXPECT_THROWS_EXACTLY(xd::DeviceError, xd::Device::parse("cpu:7"), "cpu:7", "does not exist", "1 visible device");
+}
+
+TEST(BadDevice, DeviceTypeOfNoLoadedBackend) {
+  EXPECT_THROWS_EXACTLY(xd::DeviceError, xd::zeros({1}, Dtype::f32, xd::Device(99, 0)), "99", "no loaded backend");
+}
+
+TEST(BadDevice, UnknownBackendListsAvailableOnes) {
+  EXPECT_THROWS_EXACTLY(xd::BackendError, xd::Device::parse("nosuch"), "'nosuch'", "not available", "available: cpu",
+                        "Load report");
+}
+
+TEST(BadDevice, MalformedDeviceText) {
+  EXPECT_THROWS_EXACTLY(xd::ValueError, xd::Device::parse("cpu:x"), "cpu:x", "NAME:INDEX");
+  EXPECT_THROWS_EXACTLY(xd::ValueError, xd::Device::parse("cpu:"), "cpu:");
+}
+
+// ------------------------------------------------------------------ index errors
+
+TEST(BadIndex, SumDimOutOfRange) {
+  EXPECT_THROWS_EXACTLY(xd::IndexError, xd::sum(f32({2, 3}), {2}), "sum", "dim 2", "2-d", "[-2, 1]");
+}
+
+TEST(BadIndex, SoftmaxDimOutOfRange) {
+  EXPECT_THROWS_EXACTLY(xd::IndexError, xd::softmax(f32({2, 3}), -3), "softmax", "dim -3");
+}
+
+TEST(BadIndex, ArgmaxDimOutOfRange) {
+  EXPECT_THROWS_EXACTLY(xd::IndexError, xd::argmax(f32({2, 3}), 5), "argmax", "dim 5");
+}
+
+TEST(BadIndex, TransposeDimOutOfRange) {
+  EXPECT_THROWS_EXACTLY(xd::IndexError, f32({2, 3}).transpose(0, 5), "transpose", "dim 5");
+}
+
+TEST(BadIndex, SelectIndexOutOfRange) {
+  EXPECT_THROWS_EXACTLY(xd::IndexError, f32({3, 4}).select(0, 3), "select", "index 3", "size 3");
+  EXPECT_THROWS_EXACTLY(xd::IndexError, f32({3, 4}).select(1, -5), "select", "index -5", "size 4");
+}
+
+TEST(BadIndex, AtWithWrongIndexCount) {
+  EXPECT_THROWS_EXACTLY(xd::IndexError, f32({2, 3}).at<float>({1}), "at()", "1 ind", "2-d");
+}
+
+TEST(BadIndex, AtIndexOutOfRange) {
+  EXPECT_THROWS_EXACTLY(xd::IndexError, f32({2, 3}).at<float>({0, 9}), "index 9", "size 3");
+}
+
+TEST(BadIndex, SizeOfDimOutOfRange) {
+  EXPECT_THROWS_EXACTLY(xd::IndexError, f32({2, 3}).size(2), "dim 2");
+}
+
+TEST(BadIndex, SliceOfZeroDimTensor) {
+  EXPECT_THROWS_EXACTLY(xd::IndexError, f32({}).slice(0, 0, 1), "slice", "0-d");
+}
+
+// ------------------------------------------------------------------ value errors
+
+TEST(BadValue, EmptyWithNegativeSize) {
+  EXPECT_THROWS_EXACTLY(xd::ValueError, xd::empty({2, -1}, Dtype::f32, cpu()), "negative size -1", "[2, -1]");
+}
+
+TEST(BadValue, EmptyWithElementCountOverflowingInt64) {
+  const int64_t big = int64_t{1} << 40;
+  EXPECT_THROWS_EXACTLY(xd::ValueError, xd::empty({big, big, big}, Dtype::f32, cpu()), "[1099511627776, 1099511627776, 1099511627776]",
+                        "int64");
+}
+
+TEST(BadValue, SumWithDuplicateDims) {
+  EXPECT_THROWS_EXACTLY(xd::ValueError, xd::sum(f32({2, 3}), {0, -2}), "sum", "dim 0", "more than once", "[0, -2]");
+}
+
+TEST(BadValue, ArangeWithZeroStep) {
+  EXPECT_THROWS_EXACTLY(xd::ValueError, xd::arange(0.0, 5.0, 0.0, Dtype::f32, cpu()), "arange", "step", "nonzero");
+}
+
+TEST(BadValue, ArangeStepWithWrongSign) {
+  EXPECT_THROWS_EXACTLY(xd::ValueError, xd::arange(0.0, 10.0, -1.0, Dtype::f32, cpu()), "arange", "sign", "-1");
+}
+
+TEST(BadValue, ArangeFractionalStepForIntegerDtype) {
+  EXPECT_THROWS_EXACTLY(xd::ValueError, xd::arange(0.0, 5.0, 0.5, Dtype::i64, cpu()), "arange", "integers", "i64");
+}
+
+TEST(BadValue, ArangeNonFiniteEnd) {
+  EXPECT_THROWS_EXACTLY(xd::ValueError,
+                        xd::arange(0.0, std::numeric_limits<double>::infinity(), 1.0, Dtype::f32, cpu()), "arange",
+                        "finite");
+}
+
+TEST(BadValue, PermuteWithRepeatedDim) {
+  EXPECT_THROWS_EXACTLY(xd::ValueError, f32({2, 3}).permute({0, 0}), "permute", "dim 0", "twice", "[0, 0]");
+}
+
+TEST(BadValue, PermuteWithWrongDimCount) {
+  EXPECT_THROWS_EXACTLY(xd::ValueError, f32({2, 3}).permute({1, 0, 2}), "permute", "3 dims", "2-d");
+}
+
+TEST(BadValue, SliceWithZeroStep) {
+  EXPECT_THROWS_EXACTLY(xd::ValueError, f32({4}).slice(0, 0, 4, 0), "slice", "step", "positive", "0");
+}
+
+TEST(BadValue, ViewWithTwoInferredSizes) {
+  EXPECT_THROWS_EXACTLY(xd::ValueError, f32({2, 3}).view({-1, -1}), "view", "-1", "[-1, -1]");
+}
+
+TEST(BadValue, AddWithUndefinedTensor) {
+  EXPECT_THROWS_EXACTLY(xd::ValueError, xd::add(f32({2}), xd::Tensor()), "add", "'other'", "undefined");
+}
+
+TEST(BadValue, MmWithUndefinedTensor) {
+  EXPECT_THROWS_EXACTLY(xd::ValueError, xd::mm(xd::Tensor(), f32({2, 2})), "mm", "'self'", "undefined");
+}
+
+TEST(BadValue, CopyFromUndefinedTensor) {
+  xd::Tensor dst = f32({2});
+  EXPECT_THROWS_EXACTLY(xd::ValueError, dst.copy_(xd::Tensor()), "copy_", "'src'", "undefined");
+}
+
+TEST(BadValue, AccessorsOfUndefinedTensor) {
+  const xd::Tensor t;
+  EXPECT_THROWS_EXACTLY(xd::ValueError, t.numel(), "undefined");
+  EXPECT_THROWS_EXACTLY(xd::ValueError, t.dtype(), "undefined");
+  EXPECT_THROWS_EXACTLY(xd::ValueError, t.to(Dtype::f64), "undefined");
+}
+
+TEST(BadValue, SizeAndStrideOfUndefinedTensor) {
+  // Must throw before anything dereferences the missing implementation.
+  const xd::Tensor t;
+  EXPECT_THROWS_EXACTLY(xd::ValueError, t.size(0), "undefined");
+  EXPECT_THROWS_EXACTLY(xd::ValueError, t.stride(0), "undefined");
+}
+
+TEST(BadValue, ItemOfMultiElementTensor) {
+  EXPECT_THROWS_EXACTLY(xd::ValueError, f32({2, 3}).item<float>(), "item()", "6 elements");
+}
+
+TEST(BadValue, ItemOfEmptyTensor) {
+  EXPECT_THROWS_EXACTLY(xd::ValueError, f32({0}).item<float>(), "item()", "0 elements");
+}
+
+TEST(BadValue, ParseUnknownDtype) {
+  EXPECT_THROWS_EXACTLY(xd::ValueError, xd::parse_dtype("f17"), "'f17'", "f32", "bf16", "f8e5m2");
+}
+
+TEST(BadValue, AddWithNonIntegerAlphaOnInt32) {
+  EXPECT_THROWS_EXACTLY(xd::ValueError, xd::add(of({2}, Dtype::i32), of({2}, Dtype::i32), 1.5), "add", "alpha", "1.5", "i32");
+}
+
+TEST(BadValue, SubWithNonIntegerAlphaOnUint8) {
+  EXPECT_THROWS_EXACTLY(xd::ValueError, xd::sub(of({2}, Dtype::u8), of({2}, Dtype::u8), 0.5), "sub", "alpha", "u8");
+}
+
+TEST(BadValue, RmsNormWithEmptyNormalizedShape) {
+  EXPECT_THROWS_EXACTLY(xd::ValueError, xd::rms_norm(f32({2, 4}), {}), "rms_norm", "normalized_shape");
+}
+
+TEST(BadValue, RmsNormWithNegativeEps) {
+  EXPECT_THROWS_EXACTLY(xd::ValueError, xd::rms_norm(f32({2, 4}), {4}, std::nullopt, -1.0), "rms_norm", "eps", "-1");
+}
+
+TEST(BadValue, AddmmWithNonFiniteBeta) {
+  EXPECT_THROWS_EXACTLY(xd::ValueError,
+                        xd::addmm(f32({2, 2}), f32({2, 2}), f32({2, 2}), std::numeric_limits<double>::quiet_NaN()),
+                        "addmm", "beta", "finite");
+}
+
+TEST(BadValue, FullWithNanIntoIntegerTensor) {
+  EXPECT_THROWS_EXACTLY(xd::ValueError, xd::full({2}, std::numeric_limits<double>::quiet_NaN(), Dtype::i32, cpu()), "full",
+                        "nan", "i32");
+}
+
+TEST(BadValue, FromHostWithNullData) {
+  EXPECT_THROWS_EXACTLY(xd::ValueError, xd::from_host(nullptr, Dtype::f32, {3}, cpu()), "from_host", "null");
+}
+
+TEST(BadValue, TransposeShorthandOfThreeDims) {
+  EXPECT_THROWS_EXACTLY(xd::ValueError, f32({2, 3, 4}).t(), "t()", "2 dims", "3");
+}
+
+TEST(BadValue, EnableUnknownKernel) {
+  EXPECT_THROWS_EXACTLY(xd::ValueError, xd::set_kernel_enabled("cpu.no.such.kernel", false), "'cpu.no.such.kernel'");
+}
+
+// ------------------------------------------------------------------ layout errors
+
+TEST(BadLayout, NineDims) {
+  EXPECT_THROWS_EXACTLY(xd::LayoutError, xd::empty({1, 1, 1, 1, 1, 1, 1, 1, 1}, Dtype::f32, cpu()), "9", "8");
+}
+
+TEST(BadLayout, ReshapeToNineDims) {
+  EXPECT_THROWS_EXACTLY(xd::LayoutError, f32({2}).reshape({1, 1, 1, 1, 1, 1, 1, 1, 2}), "reshape", "9", "8");
+}
+
+TEST(BadLayout, UnsqueezeBeyondEightDims) {
+  EXPECT_THROWS_EXACTLY(xd::LayoutError, f32({1, 1, 1, 1, 1, 1, 1, 1}).unsqueeze(0), "unsqueeze", "8");
+}
+
+TEST(BadLayout, ExpandToNineDims) {
+  EXPECT_THROWS_EXACTLY(xd::LayoutError, f32({2}).expand({1, 1, 1, 1, 1, 1, 1, 1, 2}), "expand", "8");
+}
+
+TEST(BadLayout, CopyIntoExpandedDestinationOverlaps) {
+  // Several destination elements share one memory location: PyTorch refuses this write.
+  xd::Tensor dst = f32({1, 3}).expand({4, 3});
+  EXPECT_THROWS_EXACTLY(xd::LayoutError, dst.copy_(xd::ones({4, 3}, Dtype::f32, cpu())), "copy_");
+}
+
+// ------------------------------------------------------------------ out of memory
+
+TEST(BadSize, ByteCountOverflowingSixtyFourBits) {
+  const int64_t n = int64_t{1} << 31;  // 2^62 elements of 8 bytes
+  EXPECT_THROWS_EXACTLY(xd::OutOfMemoryError, xd::empty({n, n}, Dtype::i64, cpu()), "[2147483648, 2147483648]", "i64",
+                        "64 bits");
+}
+
+TEST(BadSize, AllocationLargerThanMemoryStatesTheSize) {
+  // 2^50 bytes: no machine has that; the error must say how much was asked for.
+  EXPECT_THROWS_EXACTLY(xd::OutOfMemoryError, xd::empty({int64_t{1} << 48}, Dtype::f32, cpu()), "cpu");
+}
+
+}  // namespace
