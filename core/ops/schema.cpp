@@ -60,3 +60,47 @@ const OpSchema* find_op(std::string_view name) {
 }
 
 }  // namespace xd::detail
+
+namespace xd {
+
+const char* op_kind_name(OpKind kind) noexcept {
+  switch (kind) {
+    case OpKind::fill: return "fill";
+    case OpKind::arange: return "arange";
+    case OpKind::random: return "random";
+    case OpKind::copy: return "copy";
+    case OpKind::binary: return "binary";
+    case OpKind::compare: return "compare";
+    case OpKind::where: return "where";
+    case OpKind::unary: return "unary";
+    case OpKind::reduce: return "reduce";
+    case OpKind::argreduce: return "argreduce";
+    case OpKind::softmax: return "softmax";
+    case OpKind::mm: return "mm";
+    case OpKind::addmm: return "addmm";
+    case OpKind::bmm: return "bmm";
+    case OpKind::baddbmm: return "baddbmm";
+    case OpKind::rms_norm: return "rms_norm";
+    case OpKind::rms_norm_backward: return "rms_norm_backward";
+  }
+  return "?";
+}
+
+std::vector<OpSchema> op_schemas() {
+  std::vector<OpSchema> out;
+  for (int op = 0; op < XD_OP_COUNT_V1; ++op) {
+    const detail::OpSchema& s = detail::op_schema(op);
+    OpSchema o;
+    o.op = op;
+    o.name = s.name;
+    o.kind = s.kind;
+    o.inputs.assign(s.inputs.begin(), s.inputs.end());
+    o.outputs.assign(s.outputs.begin(), s.outputs.end());
+    o.optional_inputs = s.optional_inputs;
+    o.optional_outputs = s.optional_outputs;
+    out.push_back(std::move(o));
+  }
+  return out;
+}
+
+}  // namespace xd

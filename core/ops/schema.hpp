@@ -4,16 +4,14 @@
 #pragma once
 
 #include <xd/plugin_abi.h>
+#include <xd/schema.hpp>
 
 #include <string_view>
 #include <vector>
 
 namespace xd::detail {
 
-enum class OpKind {
-  fill, arange, random, copy, binary, compare, where, unary, reduce, argreduce, softmax,
-  mm, addmm, bmm, baddbmm, rms_norm, rms_norm_backward
-};
+using xd::OpKind;
 
 struct OpSchema {
   xd_op op;

@@ -69,7 +69,8 @@ OpenedPlugin open_plugin(const std::string& path) {
   }
 
   // Never freed: plugins are never unloaded. Kept reachable so leak checkers stay quiet.
-  static std::vector<boost::dll::shared_library*> libraries;
+  // The list is never destroyed either: a static vector's destructor would drop the pointers.
+  static auto* libraries = new std::vector<boost::dll::shared_library*>();
   auto* lib = new boost::dll::shared_library();
   std::error_code ec;
   dlerror();  // clear
@@ -89,7 +90,7 @@ OpenedPlugin open_plugin(const std::string& path) {
     }
     return out;
   }
-  libraries.push_back(lib);  // callers hold the registry lock, so this is serialised
+  libraries->push_back(lib);  // callers hold the registry lock, so this is serialised
   for (const char* sym : {XD_PLUGIN_QUERY_SYMBOL, XD_PLUGIN_INIT_SYMBOL}) {
     if (!lib->has(sym)) {
       out.row.status = LoadStatus::symbol_missing;

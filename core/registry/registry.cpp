@@ -251,8 +251,12 @@ LoadReportRow Registry::load_locked(const std::string& path) {
   }
 
   backends_[static_cast<size_t>(type)].reset(backend);
-  table_.store(DispatchTable::extend(table_.load(std::memory_order_acquire), hctx->pending),
-               std::memory_order_release);
+  // A lookup on another thread may still read the old table, so it is retired, never freed;
+  // the retired list is itself never destroyed, which keeps the tables reachable for LSan.
+  static auto* retired = new std::vector<const DispatchTable*>();
+  const DispatchTable* old = table_.load(std::memory_order_acquire);
+  retired->push_back(old);
+  table_.store(DispatchTable::extend(old, hctx->pending), std::memory_order_release);
   hctx->pending.clear();
   count_.store(type + 1, std::memory_order_release);
   row.status = LoadStatus::loaded;

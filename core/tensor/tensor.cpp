@@ -28,7 +28,7 @@ std::shared_ptr<TensorImpl> allocate_tensor(DeviceRecord& dev, IntList sizes, Dt
   if (ndim > kMaxDims)
     throw LayoutError("cannot create a " + std::to_string(ndim) + "-d tensor; xdispatch tensors have at most " +
                       std::to_string(kMaxDims) + " dims");
-  std::memcpy(t->sizes, sizes.data(), sizeof(int64_t) * static_cast<size_t>(ndim));
+  if (ndim > 0) std::memcpy(t->sizes, sizes.data(), sizeof(int64_t) * static_cast<size_t>(ndim));
   t->ndim = ndim;
   t->dtype = dtype;
   t->numel = contiguous_strides(t->sizes, ndim, t->strides, "empty");
@@ -125,6 +125,12 @@ bool Tensor::is_contiguous() const { return impl().is_contiguous(); }
 void Tensor::copy_to_host(void* dst, Dtype as) const {
   const Tensor c = to(as).contiguous();
   detail::device_to_host(c.impl(), dst);
+}
+
+std::vector<uint8_t> Tensor::to_bytes() const {
+  std::vector<uint8_t> out(nbytes());
+  copy_to_host(out.data(), dtype());
+  return out;
 }
 
 Tensor Tensor::element(IntList index) const {

@@ -114,6 +114,9 @@ class Tensor {
       return out;
     }
   }
+  // The elements row-major as raw bytes of the tensor's own dtype (no conversion): what a
+  // kernel wrote, bit for bit, e.g. a bool byte other than 0 and 1.
+  std::vector<uint8_t> to_bytes() const;
   template <class T>
   T item() const;  // the only element; ValueError unless numel() == 1
   template <class T>

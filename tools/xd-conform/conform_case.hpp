@@ -1,0 +1,83 @@
+// What one conformance case is: an op on one backend and dtype, with inputs described (shape,
+// layout, value range) rather than stored, so the case id plus its seed regenerates the exact
+// inputs (--replay). Cases come from case_generator.cpp; golden cases from golden.cpp.
+#pragma once
+
+#include <xd/dtype.hpp>
+#include <xd/ops.hpp>
+#include <xd/schema.hpp>
+
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace xd::conform {
+
+// How an input tensor is laid out in memory before the op sees it.
+enum class Layout {
+  contiguous,  // row-major
+  transposed,  // stored with its last two dims swapped, then transposed back (strides swapped)
+  sliced,      // every second row of a larger buffer, starting at row 1 (offset and stride)
+  expanded,    // stored with size-1 dims, expanded to `expand_to` (stride 0)
+};
+const char* layout_name(Layout l);
+
+// Which values fill an input.
+enum class Values {
+  uniform,    // uniform in [lo, hi)
+  special,    // uniform, with NaN, +-Inf, +-0 and values near overflow mixed in (floating only)
+  boolean,    // 0 or 1
+  positive,   // uniform in [lo, hi) with lo > 0
+  magnitude,  // |x| uniform in [lo, hi) with lo > 0, random sign (denominators)
+  rstd,       // the reference rms_norm rstd of the case's `input` (rms_norm_backward)
+};
+
+struct InputSpec {
+  std::string name;
+  bool absent = false;  // an optional input that is not given
+  Dtype dtype = Dtype::f32;
+  std::vector<int64_t> sizes;      // the logical shape the op sees (before expansion)
+  std::vector<int64_t> expand_to;  // Layout::expanded: the shape after expand
+  Layout layout = Layout::contiguous;
+  Values values = Values::uniform;
+  double lo = -2.0, hi = 2.0;
+};
+
+struct Attrs {
+  double alpha = 1.0, beta = 1.0;
+  double value = 0.0;                 // fill
+  double start = 0.0, step = 1.0;     // arange: [start, start + step * numel)
+  double exponent = 2.0;              // pow
+  GeluApproximate approximate = GeluApproximate::none;
+  std::vector<int64_t> dims;          // reduce
+  int64_t dim = 0;                    // argmax, softmax
+  bool keepdim = false;
+  std::vector<int64_t> sizes;         // fill, arange, random, and the copy destination
+  std::vector<int64_t> normalized_shape;
+  std::optional<double> eps;
+  std::array<bool, 2> output_mask{true, true};
+  Dtype to_dtype = Dtype::f32;        // copy
+  int64_t reduction_length = 1;       // how many terms each output sums over (tolerance scale)
+};
+
+struct Case {
+  std::string id;       // op/dtype/backend[/kernel]/variant/s<seed>
+  OpSchema schema;
+  Dtype dtype = Dtype::f32;
+  std::string backend;  // the backend under test
+  std::string kernel;   // when set: only this kernel of its slot is enabled
+  std::string variant;  // shape/layout description, unique per (op, dtype)
+  uint64_t seed = 0;
+  std::vector<InputSpec> inputs;
+  Attrs attrs;
+};
+
+// Per-output tolerance: |got - expected| <= atol + rtol * |expected|; NaN matches NaN.
+struct Tolerance {
+  double rtol = 0.0, atol = 0.0;
+};
+
+}  // namespace xd::conform

@@ -1,0 +1,224 @@
+#include "golden.hpp"
+
+#include "comparison.hpp"
+#include "npy.hpp"
+#include "op_invoker.hpp"
+
+#include <xd/backend.hpp>
+#include <xd/error.hpp>
+#include <xd/ops.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <fstream>
+#include <set>
+#include <stdexcept>
+
+namespace xd::conform {
+
+namespace {
+
+using nlohmann::json;
+
+std::optional<Dtype> dtype_or_none(const std::string& name) {
+  try {
+    return parse_dtype(name);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+std::vector<int64_t> int_list(const json& j) {
+  if (j.is_array()) return j.get<std::vector<int64_t>>();
+  return {j.get<int64_t>()};
+}
+
+Attrs parse_attrs(const json& a, std::string& unsupported) {
+  Attrs at;
+  for (const auto& [k, v] : a.items()) {
+    if (k == "alpha") at.alpha = v.get<double>();
+    else if (k == "beta") at.beta = v.get<double>();
+    else if (k == "dim") {
+      at.dims = int_list(v);
+      at.dim = at.dims.empty() ? 0 : at.dims[0];
+    } else if (k == "keepdim") at.keepdim = v.get<bool>();
+    else if (k == "approximate") {
+      const std::string s = v.get<std::string>();
+      if (s == "none") at.approximate = GeluApproximate::none;
+      else if (s == "tanh") at.approximate = GeluApproximate::tanh;
+      else unsupported = "gelu approximation '" + s + "'";
+    } else if (k == "normalized_shape") at.normalized_shape = int_list(v);
+    else if (k == "eps") {
+      if (!v.is_null()) at.eps = v.get<double>();
+    } else if (k == "output_mask") {
+      const auto m = v.get<std::vector<bool>>();
+      if (m.size() == 2) at.output_mask = {m[0], m[1]};
+    } else if (k == "exponent") at.exponent = v.get<double>();
+    else if (unsupported.empty()) unsupported = "attribute '" + k + "'";
+  }
+  return at;
+}
+
+GoldenTensor load_tensor(const std::string& dir, const json& j, const std::string& case_id, std::string& unsupported) {
+  GoldenTensor t;
+  t.name = j.at("name").get<std::string>();
+  if (j.contains("layout") && j["layout"].get<std::string>() != "strided") {
+    if (unsupported.empty()) unsupported = "input '" + t.name + "' has layout " + j["layout"].get<std::string>();
+    return t;
+  }
+  const std::string dt = j.at("dtype").get<std::string>();
+  const auto d = dtype_or_none(dt);
+  if (!d) {
+    if (unsupported.empty()) unsupported = "dtype " + dt;
+    return t;
+  }
+  t.dtype = *d;
+  t.shape = j.at("shape").get<std::vector<int64_t>>();
+  const NpyArray a = read_npy(dir + "/" + j.at("file").get<std::string>());
+  if (a.shape != t.shape)
+    throw std::runtime_error(case_id + ": " + t.name + ": .npy shape differs from the manifest's");
+  if (a.itemsize() != itemsize(t.dtype))
+    throw std::runtime_error(case_id + ": " + t.name + ": .npy dtype " + a.descr + " cannot hold " + dt);
+  t.bytes = a.data;
+  return t;
+}
+
+}  // namespace
+
+std::vector<GoldenCase> load_golden(const std::string& dir) {
+  std::ifstream f(dir + "/manifest.json");
+  if (!f) throw std::runtime_error(dir + "/manifest.json: cannot open (is this a golden case folder?)");
+  json m;
+  try {
+    m = json::parse(f);
+  } catch (const std::exception& e) {
+    throw std::runtime_error(dir + "/manifest.json: " + e.what());
+  }
+  if (m.value("format", "") != "xd-golden/1")
+    throw std::runtime_error(dir + "/manifest.json: format is '" + m.value("format", "") + "', expected 'xd-golden/1'");
+  std::set<std::string> known;
+  for (const OpSchema& s : op_schemas()) known.insert(s.name);
+  std::vector<GoldenCase> out;
+  for (const json& c : m.at("cases")) {
+    GoldenCase g;
+    g.id = c.at("id").get<std::string>();
+    g.op = c.at("op").get<std::string>();
+    g.dtype_text = c.at("dtype").get<std::string>();
+    g.tolerance = {c.value("rtol", 0.0), c.value("atol", 0.0)};
+    if (!known.count(g.op)) g.unsupported = "op " + g.op + " does not exist in xdispatch yet";
+    g.attrs = parse_attrs(c.value("attrs", json::object()), g.unsupported);
+    if (!dtype_or_none(g.dtype_text)) g.unsupported = "dtype " + g.dtype_text;
+    for (const json& t : c.at("inputs")) g.inputs.push_back(load_tensor(dir, t, g.id, g.unsupported));
+    for (const json& t : c.at("outputs")) g.outputs.push_back(load_tensor(dir, t, g.id, g.unsupported));
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
+namespace {
+
+Outcome run_one(const GoldenCase& g, const OpSchema& schema, Dtype key, const std::string& backend) {
+  Outcome o;
+  try {
+    const Device dev = Device::parse(backend);
+    std::vector<std::optional<Tensor>> inputs;
+    for (size_t i = 0; i < schema.inputs.size(); ++i) {
+      const GoldenTensor* t = nullptr;
+      for (const GoldenTensor& x : g.inputs)
+        if (x.name == schema.inputs[i]) t = &x;
+      if (t == nullptr) {
+        if (!(schema.optional_inputs & (1u << i))) {
+          o.status = Status::fail;
+          o.message = "the manifest lacks required input '" + schema.inputs[i] + "'";
+          return o;
+        }
+        inputs.emplace_back();
+        continue;
+      }
+      inputs.emplace_back(from_host(t->bytes.data(), t->dtype, t->shape, dev));
+    }
+    const std::vector<Tensor> got = invoke(schema, key, inputs, g.attrs, dev, 0);
+    for (const GoldenTensor& e : g.outputs) {
+      size_t idx = schema.outputs.size();
+      for (size_t i = 0; i < schema.outputs.size(); ++i)
+        if (schema.outputs[i] == e.name) idx = i;
+      OutputResult r;
+      r.name = e.name;
+      r.dtype = e.dtype;
+      r.shape = e.shape;
+      r.tolerance = g.tolerance;
+      if (idx >= got.size() || !got[idx].defined()) {
+        r.comparison.ok = false;
+        r.comparison.message = "not produced";
+      } else if (got[idx].dtype() != e.dtype) {
+        r.comparison.ok = false;
+        r.comparison.message = std::string("dtype ") + dtype_name(got[idx].dtype()) + ", expected " + dtype_name(e.dtype);
+      } else if (std::vector<int64_t>(got[idx].sizes().begin(), got[idx].sizes().end()) != e.shape) {
+        r.comparison.ok = false;
+        r.comparison.message = "shape " + index_text({got[idx].sizes().begin(), got[idx].sizes().end()}) +
+                               ", expected " + index_text(e.shape);
+      } else {
+        r.comparison = compare_bytes(e.dtype, e.shape, e.bytes, got[idx].to_bytes(), g.tolerance);
+      }
+      if (!r.comparison.ok) {
+        o.status = Status::fail;
+        o.message += (o.message.empty() ? "" : "; ") + e.name + ": " + r.comparison.message;
+      }
+      o.outputs.push_back(std::move(r));
+    }
+  } catch (const std::exception& e) {
+    o.status = Status::fail;
+    o.message = std::string("raises: ") + e.what();
+  }
+  return o;
+}
+
+}  // namespace
+
+std::vector<Record> run_golden(const std::vector<GoldenCase>& cases, const std::vector<std::string>& backends,
+                               const std::vector<std::string>& ops, const std::vector<Dtype>& dtypes,
+                               const std::function<void(size_t, size_t, const std::string&)>& progress) {
+  std::set<std::tuple<std::string, std::string, Dtype>> slots;
+  for (const KernelInfo& k : kernels()) slots.insert({k.backend, k.op, k.dtype});
+  const std::vector<OpSchema> schemas = op_schemas();
+  std::vector<Record> out;
+  size_t done = 0;
+  const size_t total = cases.size() * backends.size();
+  for (const GoldenCase& g : cases) {
+    const auto key = dtype_or_none(g.dtype_text);
+    if (!ops.empty() && std::find(ops.begin(), ops.end(), g.op) == ops.end()) continue;
+    if (!dtypes.empty() && (!key || std::find(dtypes.begin(), dtypes.end(), *key) == dtypes.end())) continue;
+    for (const std::string& backend : backends) {
+      Record rec;
+      rec.id = "golden/" + g.id + "/" + backend;
+      rec.op = g.op;
+      rec.backend = backend;
+      rec.dtype = g.dtype_text;
+      rec.variant = g.id;
+      for (const GoldenTensor& t : g.inputs) {
+        rec.input_names.push_back(t.name);
+        rec.input_shapes.push_back(t.shape);
+      }
+      if (progress) progress(++done, total, rec.id);
+      const auto t0 = std::chrono::steady_clock::now();
+      if (!g.unsupported.empty()) {
+        rec.outcome.status = Status::unsupported;
+        rec.outcome.message = g.unsupported;
+      } else if (!slots.count({backend, g.op, *key})) {
+        rec.outcome.status = Status::unsupported;
+        rec.outcome.message = "backend '" + backend + "' has no " + g.op + " kernel for " + g.dtype_text;
+      } else {
+        const OpSchema* schema = nullptr;
+        for (const OpSchema& s : schemas)
+          if (s.name == g.op) schema = &s;
+        rec.outcome = run_one(g, *schema, *key, backend);
+      }
+      rec.outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      out.push_back(std::move(rec));
+    }
+  }
+  return out;
+}
+
+}  // namespace xd::conform

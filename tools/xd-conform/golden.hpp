@@ -1,0 +1,39 @@
+// Golden mode: cases computed by another library, in the `xd-golden/1` format
+// (../shared/golden/README.md, copied into docs/conformance.md): manifest.json plus one .npy
+// per tensor. Each case runs on every selected backend and is compared with the stored
+// expected outputs at the stored tolerance. Ops, dtypes or layouts this project does not have
+// (yet) are reported as unsupported, never as failures.
+#pragma once
+
+#include "report.hpp"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace xd::conform {
+
+struct GoldenTensor {
+  std::string name;
+  Dtype dtype = Dtype::f32;
+  std::vector<int64_t> shape;
+  std::vector<uint8_t> bytes;
+};
+
+struct GoldenCase {
+  std::string id, op, dtype_text;
+  Attrs attrs;
+  std::vector<GoldenTensor> inputs, outputs;
+  Tolerance tolerance;
+  std::string unsupported;  // why the case cannot run here (empty: it can)
+};
+
+// Throws std::runtime_error for a missing or malformed manifest or data file.
+std::vector<GoldenCase> load_golden(const std::string& dir);
+
+// Runs every case on every backend; `ops`/`dtypes` filter like in generated mode.
+std::vector<Record> run_golden(const std::vector<GoldenCase>& cases, const std::vector<std::string>& backends,
+                               const std::vector<std::string>& ops, const std::vector<Dtype>& dtypes,
+                               const std::function<void(size_t, size_t, const std::string&)>& progress);
+
+}  // namespace xd::conform

@@ -1,0 +1,291 @@
+// xd-conform: proves, op by op and dtype by dtype, that each backend computes what the CPU
+// reference computes (cases generated from the op schemas), and with --golden that the
+// backends compute what another library computed. See docs/conformance.md.
+//
+// Exit status: 0 when nothing failed, 1 when a case failed or a registered kernel was reached
+// by no case, 2 on a usage error (bad option, unknown or unavailable backend, unknown dtype).
+#include "case_generator.hpp"
+#include "golden.hpp"
+#include "npy.hpp"
+#include "report.hpp"
+#include "runner.hpp"
+#include "tensor_factory.hpp"
+
+#include <xd/xd.hpp>
+#include <xd/schema.hpp>
+
+#include <boost/program_options.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <set>
+#include <unistd.h>
+
+namespace po = boost::program_options;
+using namespace xd::conform;
+
+namespace {
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+std::string available_backends() {
+  std::string s;
+  for (const auto& b : xd::backends()) s += (s.empty() ? "" : ", ") + b.name;
+  return s.empty() ? "(none)" : s;
+}
+
+void check_backend(const std::string& name) {
+  for (const auto& b : xd::backends())
+    if (b.name == name) return;
+  std::string why;
+  for (const auto& r : xd::load_report())
+    if (r.name == name) why = std::string(xd::load_status_name(r.status)) + (r.reason.empty() ? "" : ": " + r.reason);
+  throw UsageError("backend '" + name + "' is not available" + (why.empty() ? " (no plugin of that name was found)" : " (" + why + ")") +
+                   "; available: " + available_backends() + "\n" + xd::format_load_report());
+}
+
+class Progress {
+ public:
+  Progress() : tty_(isatty(fileno(stderr)) != 0) {}
+  void update(size_t i, size_t n, const std::string& id) {
+    if (!tty_) return;
+    std::string line = "[" + std::to_string(i) + "/" + std::to_string(n) + "] " + id;
+    if (line.size() > 100) line = line.substr(0, 97) + "...";
+    std::fprintf(stderr, "\r\033[K%s", line.c_str());
+    std::fflush(stderr);
+  }
+  void done() {
+    if (tty_) std::fprintf(stderr, "\r\033[K");
+  }
+
+ private:
+  bool tty_;
+};
+
+Record record_of(const Case& c, Outcome o) {
+  Record r;
+  r.id = c.id;
+  r.op = c.schema.name;
+  r.backend = c.backend;
+  r.dtype = xd::dtype_name(c.dtype);
+  r.kernel = c.kernel;
+  r.variant = c.variant;
+  for (const InputSpec& in : c.inputs) {
+    r.input_names.push_back(in.name);
+    r.input_shapes.push_back(in.layout == Layout::expanded ? in.expand_to : in.sizes);
+  }
+  r.outcome = std::move(o);
+  return r;
+}
+
+// "op/dtype/backend[/kernel]/variant/sN" -> the generated case it names.
+Case find_case(const std::string& id) {
+  std::vector<std::string> parts;
+  size_t p = 0;
+  for (size_t q; (q = id.find('/', p)) != std::string::npos; p = q + 1) parts.push_back(id.substr(p, q - p));
+  parts.push_back(id.substr(p));
+  if (parts.size() < 5 || parts.size() > 6 || parts.back().size() < 2 || parts.back()[0] != 's')
+    throw UsageError("'" + id + "' is not a case id (op/dtype/backend[/kernel]/variant/s<seed>)");
+  uint64_t seed;
+  try {
+    seed = std::stoull(parts.back().substr(1));
+  } catch (const std::exception&) {
+    throw UsageError("'" + id + "': the last part must be s<seed>");
+  }
+  check_backend(parts[2]);
+  GeneratorOptions g;
+  g.backends = {parts[2]};
+  g.ops = {parts[0]};
+  g.dtypes = {xd::parse_dtype(parts[1])};
+  g.seed = seed;
+  for (bool quick : {false, true}) {
+    g.quick = quick;
+    for (Case& c : generate_cases(g))
+      if (c.id == id) return c;
+  }
+  throw UsageError("no case has the id '" + id + "' (list them with --list)");
+}
+
+const char* npy_descr(xd::Dtype d) {
+  switch (d) {
+    case xd::Dtype::f64: return "<f8";
+    case xd::Dtype::f32: return "<f4";
+    case xd::Dtype::f16: return "<f2";
+    case xd::Dtype::bf16: return "<u2";
+    case xd::Dtype::i8: return "|i1";
+    case xd::Dtype::u8: return "|u1";
+    case xd::Dtype::i32: return "<i4";
+    case xd::Dtype::i64: return "<i8";
+    case xd::Dtype::boolean: return "|b1";
+    default: return "|u1";  // fp8: raw bits
+  }
+}
+
+int replay(const std::string& id, const std::string& dump_dir) {
+  const Case c = find_case(id);
+  std::cout << "case " << c.id << "\n" << describe_inputs(c, 16);
+  if (!dump_dir.empty()) {
+    std::filesystem::create_directories(dump_dir);
+    const CaseInputs in = make_inputs(c, xd::cpu());
+    for (size_t i = 0; i < c.inputs.size(); ++i) {
+      if (!in.reference[i]) continue;
+      const xd::Tensor& t = *in.reference[i];
+      const std::string path = dump_dir + "/" + c.inputs[i].name + ".npy";
+      write_npy(path, npy_descr(t.dtype()), {t.sizes().begin(), t.sizes().end()}, t.to_bytes());
+      std::cout << "  wrote " << path << "\n";
+    }
+  }
+  const Outcome o = run_case(c);
+  std::cout << status_name(o.status) << (o.message.empty() ? "" : ": " + o.message) << "\n";
+  for (const OutputResult& r : o.outputs)
+    std::cout << "  output " << r.name << ": " << xd::dtype_name(r.dtype) << " " << index_text(r.shape)
+              << " max abs error " << r.comparison.max_abs_error << ", max rel error " << r.comparison.max_rel_error
+              << (r.comparison.ok ? "" : " (worst at " + index_text(r.comparison.worst_index) + ")") << "\n";
+  return o.status == Status::fail ? 1 : 0;
+}
+
+int run(int argc, char** argv) {
+  po::options_description opts("xd-conform: every backend against the CPU reference (and golden data)");
+  std::vector<std::string> backends, ops, dtype_names;
+  std::string json_path, junit_path, golden_dir, replay_id, dump_dir;
+  uint64_t seed = 1234;
+  opts.add_options()("help,h", "show this help")
+      ("backend,b", po::value(&backends)->composing(), "backend under test (repeatable; default: every available backend but cpu, or cpu alone)")
+      ("op", po::value(&ops)->composing(), "only this op (repeatable)")
+      ("dtype", po::value(&dtype_names)->composing(), "only this dtype (repeatable)")
+      ("quick", "the small shape set (CI)")
+      ("seed", po::value(&seed), "seed of every input (default 1234); part of each case id")
+      ("json", po::value(&json_path), "write every case as JSON to FILE")
+      ("junit", po::value(&junit_path), "write JUnit XML to FILE")
+      ("golden", po::value(&golden_dir), "run the golden cases in DIR (manifest.json + .npy) instead")
+      ("list", "print the case ids and exit")
+      ("replay", po::value(&replay_id), "rerun one case by id, printing its inputs")
+      ("dump", po::value(&dump_dir), "with --replay: write the inputs as .npy files into DIR")
+      ("verbose,v", "print every case, not only failures");
+  po::variables_map vm;
+  try {
+    po::store(po::parse_command_line(argc, argv, opts), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    std::cerr << "xd-conform: " << e.what() << "\n" << opts;
+    return 2;
+  }
+  if (vm.count("help")) {
+    std::cout << opts;
+    return 0;
+  }
+
+  // A missing kernel must fail, never quietly run on the CPU.
+  setenv("XD_FALLBACK", "error", 1);
+  xd::set_poison_outputs(true);
+
+  std::vector<xd::Dtype> dtypes;
+  for (const std::string& d : dtype_names) {
+    try {
+      dtypes.push_back(xd::parse_dtype(d));
+    } catch (const std::exception& e) {
+      throw UsageError(e.what());
+    }
+  }
+  {
+    std::set<std::string> known;
+    for (const auto& s : xd::op_schemas()) known.insert(s.name);
+    for (const std::string& op : ops)
+      if (!known.count(op)) throw UsageError("unknown op '" + op + "'");
+  }
+  if (!replay_id.empty()) return replay(replay_id, dump_dir);
+
+  if (backends.empty()) {
+    for (const auto& b : xd::backends())
+      if (b.name != "cpu") backends.push_back(b.name);
+    if (backends.empty()) backends.push_back("cpu");
+  }
+  for (const std::string& b : backends) check_backend(b);
+  const auto loaded = xd::backends();
+  if (std::none_of(loaded.begin(), loaded.end(), [](const auto& b) { return b.name == "cpu"; }))
+    throw UsageError("the CPU reference backend is not loaded; it is the oracle every backend is compared with");
+
+  RunSummary summary;
+  summary.seed = seed;
+  summary.backends = backends;
+  const bool verbose = vm.count("verbose") != 0;
+  Progress progress;
+
+  if (!golden_dir.empty()) {
+    summary.mode = "golden";
+    std::vector<std::string> with_ref = backends;
+    if (std::find(with_ref.begin(), with_ref.end(), "cpu") == with_ref.end()) with_ref.insert(with_ref.begin(), "cpu");
+    summary.backends = with_ref;
+    const auto cases = load_golden(golden_dir);
+    if (vm.count("list")) {
+      for (const auto& g : cases) std::cout << g.id << "\n";
+      return 0;
+    }
+    summary.records = run_golden(cases, with_ref, ops, dtypes,
+                                 [&](size_t i, size_t n, const std::string& id) { progress.update(i, n, id); });
+  } else {
+    summary.mode = "generated";
+    GeneratorOptions g;
+    g.backends = backends;
+    g.ops = ops;
+    g.dtypes = dtypes;
+    g.quick = vm.count("quick") != 0;
+    g.seed = seed;
+    const std::vector<Case> cases = generate_cases(g);
+    {
+      std::set<std::string> ids;
+      for (const Case& c : cases)
+        if (!ids.insert(c.id).second) throw std::logic_error("xd-conform generated the case id " + c.id + " twice");
+    }
+    if (vm.count("list")) {
+      for (const Case& c : cases) std::cout << c.id << "\n";
+      return 0;
+    }
+    for (size_t i = 0; i < cases.size(); ++i) {
+      progress.update(i + 1, cases.size(), cases[i].id);
+      summary.records.push_back(record_of(cases[i], run_case(cases[i])));
+    }
+    // Coverage as a gate: every kernel a tested backend registers must have run.
+    if (ops.empty() && dtypes.empty()) {
+      summary.coverage_checked = true;
+      for (const auto& k : xd::kernels())
+        if (k.calls == 0 && std::find(backends.begin(), backends.end(), k.backend) != backends.end())
+          summary.uncovered.push_back({k.name, k.op, k.backend, xd::dtype_name(k.dtype)});
+    }
+  }
+  progress.done();
+
+  for (const Record& r : summary.records) {
+    if (r.outcome.status == Status::fail) std::cout << "FAIL " << r.id << ": " << r.outcome.message << "\n";
+    else if (verbose) std::cout << status_name(r.outcome.status) << " " << r.id << (r.outcome.message.empty() ? "" : ": " + r.outcome.message) << "\n";
+  }
+  for (const UncoveredKernel& k : summary.uncovered)
+    std::cout << "UNCOVERED " << k.name << " (" << k.op << ", " << k.backend << ", " << k.dtype
+              << "): registered but reached by no case\n";
+  std::cout << format_matrix(summary);
+  if (!json_path.empty()) write_json(summary, json_path);
+  if (!junit_path.empty()) write_junit(summary, junit_path);
+  return (summary.count(Status::fail) == 0 && summary.uncovered.empty()) ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const UsageError& e) {
+    std::cerr << "xd-conform: " << e.what() << "\n";
+    return 2;
+  } catch (const xd::BackendError& e) {
+    std::cerr << "xd-conform: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "xd-conform: " << e.what() << "\n";
+    return 1;
+  }
+}

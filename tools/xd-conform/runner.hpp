@@ -1,0 +1,39 @@
+// Runs one case: inputs made identically on the CPU reference and the device under test, the op
+// run on both (outputs poisoned first, so an unwritten element shows), outputs compared.
+// A case whose reference raises an error passes when the target raises the same error type.
+#pragma once
+
+#include "comparison.hpp"
+#include "conform_case.hpp"
+
+#include <string>
+#include <vector>
+
+namespace xd::conform {
+
+enum class Status { pass, fail, unsupported };
+const char* status_name(Status s);
+
+struct OutputResult {
+  std::string name;
+  Dtype dtype = Dtype::f32;
+  std::vector<int64_t> shape;
+  Tolerance tolerance;
+  Comparison comparison;
+};
+
+struct Outcome {
+  Status status = Status::pass;
+  std::string message;                  // why it failed or is unsupported
+  std::vector<OutputResult> outputs;
+  std::vector<uint64_t> input_hashes;   // per input; 0 when absent
+  double seconds = 0;
+};
+
+// Every exception is caught and turned into an outcome.
+Outcome run_case(const Case& c);
+
+// Case inputs and outputs as text, for --replay.
+std::string describe_inputs(const Case& c, int max_values);
+
+}  // namespace xd::conform
