@@ -1,0 +1,29 @@
+# Which dtype variants of each plugins/xpu/kernels/*.cl source exist, defined once for the build.
+# A backend that compiles the sources ahead of time (Level Zero: SPIR-V) builds exactly these;
+# the C++ side (kernel_table.cpp) says which entry points each variant must contain, and
+# tests/plugins/levelzero checks the two against each other.
+#
+# common.cl is a prelude, not a program: every other source is compiled with it in front
+# (as the OpenCL plugin concatenates it at run time).
+#
+# Tags are the kernel-source tags of xd_dtype (common.cl: -DXD_DT=<tag>). A variant is built in
+# two flavours where it makes sense: "fp64" (-DXD_HAS_FP64, for devices with cl_khr_fp64) and
+# "base" (no double code at all, so a device without fp64 accepts the module). f64 variants exist
+# only in the fp64 flavour.
+
+set(XD_XPU_PRELUDE common)
+set(XD_XPU_ALL_TAGS f64 f32 f16 bf16 i8 u8 i32 i64 b8 e4m3 e5m2)
+set(XD_XPU_FLOAT_TAGS f64 f32 f16 bf16)
+
+# XD_XPU_TAGS_<source>: the variants of kernels/<source>.cl; a source not listed here is built
+# for every tag (with a warning: add it here so that the build stays small).
+set(XD_XPU_TAGS_pointwise ${XD_XPU_ALL_TAGS})
+set(XD_XPU_TAGS_random ${XD_XPU_FLOAT_TAGS})
+set(XD_XPU_TAGS_reduce ${XD_XPU_FLOAT_TAGS})
+set(XD_XPU_TAGS_softmax ${XD_XPU_FLOAT_TAGS})
+set(XD_XPU_TAGS_rms_norm ${XD_XPU_FLOAT_TAGS})
+set(XD_XPU_TAGS_matmul ${XD_XPU_FLOAT_TAGS})
+
+# The work-group size the reduction kernels are compiled for (-DXD_WG): a build-time constant
+# for SPIR-V, so it must fit every target device; 256 does on every Intel GPU.
+set(XD_XPU_SPIRV_WORK_GROUP 256)

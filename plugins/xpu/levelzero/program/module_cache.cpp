@@ -1,0 +1,96 @@
+#include "program/module_cache.hpp"
+
+#include "runtime/host.hpp"
+#include "spirv/spirv_modules.hpp"
+
+#include <cstdlib>
+
+namespace xd::l0 {
+
+namespace {
+
+constexpr size_t kMaxLog = 16384;  // the head of a build log holds the first errors
+
+std::string build_log(ze_module_build_log_handle_t log) {
+  if (log == nullptr) return "(no build log)";
+  size_t n = 0;
+  std::string text;
+  if (zeModuleBuildLogGetString(log, &n, nullptr) == ZE_RESULT_SUCCESS && n > 0) {
+    text.resize(n);
+    if (zeModuleBuildLogGetString(log, &n, text.data()) != ZE_RESULT_SUCCESS) text.clear();
+  }
+  zeModuleBuildLogDestroy(log);
+  while (!text.empty() && (text.back() == '\0' || text.back() == '\n')) text.pop_back();
+  if (text.size() > kMaxLog) text = text.substr(0, kMaxLog) + "\n... (build log truncated)";
+  return text.empty() ? "(empty build log)" : text;
+}
+
+}  // namespace
+
+module_cache::~module_cache() {
+  for (auto& [key, e] : entries_) {
+    for (auto& [name, k] : e->kernels) zeKernelDestroy(k->handle);
+    if (e->module != nullptr) zeModuleDestroy(e->module);
+  }
+}
+
+void module_cache::build(entry& e, const char* source, const char* tag) {
+  const spirv_module* m = find_spirv_module(source, tag, device_.fp64);
+  const std::string what = std::string("kernels/") + source + ".cl for " + tag + (device_.fp64 ? " (fp64)" : "") +
+                           " on " + device_.props.name;
+  if (m == nullptr) {
+    e.error = "levelzero: no SPIR-V module was built for " + what;
+    return;
+  }
+  // Division and sqrt correctly rounded, as the CPU reference computes them (the OpenCL plugin
+  // asks for the same where the device supports it). XD_LEVELZERO_BUILD_FLAGS appends flags.
+  std::string flags = "-cl-fp32-correctly-rounded-divide-sqrt";
+  if (const char* extra = secure_getenv("XD_LEVELZERO_BUILD_FLAGS"); extra != nullptr && *extra != '\0')
+    flags += std::string(" ") + extra;
+  ze_module_desc_t desc{};
+  desc.stype = ZE_STRUCTURE_TYPE_MODULE_DESC;
+  desc.format = ZE_MODULE_FORMAT_IL_SPIRV;
+  desc.inputSize = m->word_count * sizeof(uint32_t);
+  desc.pInputModule = reinterpret_cast<const uint8_t*>(m->words);
+  desc.pBuildFlags = flags.c_str();
+  ze_module_build_log_handle_t log = nullptr;
+  const ze_result_t r = zeModuleCreate(device_.context, device_.handle, &desc, &e.module, &log);
+  if (r != ZE_RESULT_SUCCESS) {
+    e.module = nullptr;
+    e.error = "levelzero: zeModuleCreate(" + what + ") failed: " + ze_result_string(r) + "\nbuild flags: " + flags +
+              "\nbuild log:\n" + build_log(log);
+    xd::l0::log(XD_LOG_ERROR, e.error);
+    return;
+  }
+  if (log != nullptr) zeModuleBuildLogDestroy(log);
+  xd::l0::log(XD_LOG_DEBUG, "module " + what + " created");
+}
+
+kernel_object& module_cache::kernel(const char* source, const char* tag, const std::string& name) {
+  entry* e = nullptr;
+  {
+    const std::lock_guard lock(mutex_);
+    auto& slot = entries_[{source, tag}];
+    if (!slot) slot = std::make_unique<entry>();
+    e = slot.get();
+  }
+  const std::lock_guard lock(e->mutex);
+  if (!e->done) {
+    build(*e, source, tag);
+    e->done = true;
+  }
+  if (!e->error.empty()) throw plugin::error(XD_ERR_DEVICE, e->error);
+  auto& k = e->kernels[name];
+  if (!k) {
+    auto obj = std::make_unique<kernel_object>();
+    ze_kernel_desc_t kd{};
+    kd.stype = ZE_STRUCTURE_TYPE_KERNEL_DESC;
+    kd.pKernelName = name.c_str();
+    check(zeKernelCreate(e->module, &kd, &obj->handle), ("zeKernelCreate(" + name + ")").c_str());
+    obj->name = name;
+    k = std::move(obj);
+  }
+  return *k;
+}
+
+}  // namespace xd::l0

@@ -1,0 +1,45 @@
+// Drivers, devices and contexts: what zeInit finds, gathered once during xd_plugin_init.
+// A context per driver (Level Zero memory and events belong to a context); only root GPU devices
+// are exposed (sub-devices and non-GPU devices are skipped).
+#pragma once
+
+#include "runtime/ze_error.hpp"
+
+#include <memory>
+#include <vector>
+
+namespace xd::l0 {
+
+class module_cache;
+
+struct device {
+  ze_driver_handle_t driver = nullptr;
+  ze_context_handle_t context = nullptr;
+  ze_device_handle_t handle = nullptr;
+  xd_device_properties props{};
+  bool fp64 = false;
+  uint32_t compute_ordinal = 0;  // the command-queue group streams are created in
+  double ns_per_tick = 1.0;      // global timestamp resolution
+  uint64_t timestamp_mask = ~0ull;
+  uint32_t max_group_size = 0;
+  std::unique_ptr<module_cache> modules;
+  device();
+  ~device();
+  device(const device&) = delete;
+  device& operator=(const device&) = delete;
+};
+
+struct platform {
+  std::vector<std::unique_ptr<device>> devices;
+};
+
+// Runs zeInit(ZE_INIT_FLAG_GPU_ONLY) and enumerates. Throws plugin::error(XD_ERR_UNAVAILABLE,
+// "no Level Zero driver: ...") when the loader finds no driver, with the loader's result code.
+// Never called from xd_plugin_query.
+platform& init_platform();
+
+// The platform init_platform() built; `index` must be valid (the host checks it).
+device& device_at(int32_t index);
+int32_t device_count();
+
+}  // namespace xd::l0

@@ -1,0 +1,17 @@
+# cmake -DSPIRV_VAL=<spirv-val> -DFILES=a.spv|b.spv -P spirv_val_all.cmake
+# Validates every module with the OpenCL 2.0 rules the build used; fails on the first invalid one.
+string(REPLACE "|" ";" files "${FILES}")
+list(LENGTH files n)
+if(n EQUAL 0)
+  message(FATAL_ERROR "no SPIR-V modules were built")
+endif()
+foreach(f ${files})
+  if(NOT EXISTS "${f}")
+    message(FATAL_ERROR "${f} is missing: build the xd_plugin_levelzero target first")
+  endif()
+  execute_process(COMMAND ${SPIRV_VAL} --target-env opencl2.0 ${f} RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_VARIABLE out)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "spirv-val rejected ${f}:\n${out}${err}")
+  endif()
+endforeach()
+message(STATUS "spirv-val: ${n} modules valid")
