@@ -1,0 +1,136 @@
+#include "program/disk_cache.hpp"
+
+#include "program/hash.hpp"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+namespace xd::ocl {
+
+namespace {
+
+constexpr char kMagic[8] = {'X', 'D', 'C', 'L', 'B', 'I', 'N', '1'};
+
+std::string env(const char* name) {
+  const char* v = secure_getenv(name);  // ignored in setuid programs, like the core's variables
+  return v != nullptr ? std::string(v) : std::string();
+}
+
+void put_u64(std::string& out, uint64_t v) {
+  for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xffu));
+}
+
+bool get_u64(const std::string& in, size_t& pos, uint64_t& v) {
+  if (in.size() - pos < 8) return false;
+  v = 0;
+  for (int i = 0; i < 8; ++i) v |= static_cast<uint64_t>(static_cast<unsigned char>(in[pos + i])) << (8 * i);
+  pos += 8;
+  return true;
+}
+
+uint64_t checksum(const std::string& key, const void* bin, size_t n) { return fnv1a(bin, n, fnv1a(key)); }
+
+}  // namespace
+
+std::string cache_dir() {
+  std::string dir = env("XD_CACHE_DIR");
+  if (dir == "off") return {};
+  if (!dir.empty()) return dir;
+  const std::string home = env("HOME");
+  if (home.empty()) return {};
+  return home + "/.cache/xdispatch";
+}
+
+std::string entry_path(const std::string& dir, const std::string& key) {
+  char name[40];
+  std::snprintf(name, sizeof name, "opencl-%016llx.bin", static_cast<unsigned long long>(fnv1a(key)));
+  return dir + "/" + name;
+}
+
+std::optional<std::vector<unsigned char>> read_entry(const std::string& path, const std::string& key, std::string& why) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) {
+    why = "missing";
+    return std::nullopt;
+  }
+  const std::string data((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  if (f.bad()) {
+    why = "unreadable";
+    return std::nullopt;
+  }
+  if (data.size() < sizeof kMagic || std::memcmp(data.data(), kMagic, sizeof kMagic) != 0) {
+    why = "not a cache entry (bad header)";
+    return std::nullopt;
+  }
+  size_t pos = sizeof kMagic;
+  uint64_t key_size = 0, bin_size = 0, sum = 0;
+  if (!get_u64(data, pos, key_size) || key_size > data.size() - pos) {
+    why = "truncated (key)";
+    return std::nullopt;
+  }
+  const std::string stored_key = data.substr(pos, static_cast<size_t>(key_size));
+  pos += static_cast<size_t>(key_size);
+  if (stored_key != key) {
+    why = "written for another device, driver, source or options";
+    return std::nullopt;
+  }
+  if (!get_u64(data, pos, bin_size) || bin_size > data.size() - pos || data.size() - pos - bin_size != 8) {
+    why = "truncated or oversized (binary)";
+    return std::nullopt;
+  }
+  const char* bin = data.data() + pos;
+  pos += static_cast<size_t>(bin_size);
+  get_u64(data, pos, sum);
+  if (bin_size == 0 || sum != checksum(key, bin, static_cast<size_t>(bin_size))) {
+    why = "checksum mismatch (corrupt)";
+    return std::nullopt;
+  }
+  return std::vector<unsigned char>(reinterpret_cast<const unsigned char*>(bin),
+                                    reinterpret_cast<const unsigned char*>(bin) + bin_size);
+}
+
+bool write_entry(const std::string& path, const std::string& key, const std::vector<unsigned char>& binary,
+                 std::string& why) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(fs::path(path).parent_path(), ec);
+  if (ec) {
+    why = "cannot create " + fs::path(path).parent_path().string() + ": " + ec.message();
+    return false;
+  }
+  std::string out(kMagic, sizeof kMagic);
+  put_u64(out, key.size());
+  out += key;
+  put_u64(out, binary.size());
+  out.append(reinterpret_cast<const char*>(binary.data()), binary.size());
+  put_u64(out, checksum(key, binary.data(), binary.size()));
+
+  static std::atomic<uint64_t> counter{0};
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter.fetch_add(1));
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    f.write(out.data(), static_cast<std::streamsize>(out.size()));
+    f.close();
+    if (!f) {
+      why = "cannot write " + tmp + ": " + std::strerror(errno);
+      fs::remove(tmp, ec);
+      return false;
+    }
+  }
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    why = "cannot rename " + tmp + " to " + path + ": " + ec.message();
+    fs::remove(tmp, ec);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace xd::ocl

@@ -1,0 +1,274 @@
+#include "program/program_cache.hpp"
+
+#include "program/disk_cache.hpp"
+#include "program/hash.hpp"
+#include "program/sources.hpp"
+#include "runtime/host.hpp"
+#include "runtime/platform.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+
+namespace xd::ocl {
+
+namespace {
+
+using clock = std::chrono::steady_clock;
+
+// The longest build log a failure message carries; the head holds the first errors.
+constexpr size_t kMaxLog = 16384;
+
+const char* family_name(family f) {
+  switch (f) {
+    case family::elementwise: return "elementwise";
+    case family::reduce: return "reduce";
+    case family::norm: return "norm";
+    case family::matmul: return "matmul";
+  }
+  return "?";
+}
+
+std::vector<std::string_view> family_sources(family f) {
+  switch (f) {
+    case family::elementwise: return {kernel_source("common"), kernel_source("pointwise"), kernel_source("random")};
+    case family::reduce: return {kernel_source("common"), kernel_source("reduce"), kernel_source("softmax")};
+    case family::norm: return {kernel_source("common"), kernel_source("rms_norm")};
+    case family::matmul: return {kernel_source("common"), kernel_source("matmul")};
+  }
+  return {};
+}
+
+std::string hex64(uint64_t v) {
+  char buf[20];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+double ms_since(clock::time_point t) { return std::chrono::duration<double, std::milli>(clock::now() - t).count(); }
+
+std::string build_log(cl_program p, cl_device_id d) {
+  size_t n = 0;
+  if (clGetProgramBuildInfo(p, d, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n) != CL_SUCCESS || n == 0) return "(no build log)";
+  std::string log(n, '\0');
+  if (clGetProgramBuildInfo(p, d, CL_PROGRAM_BUILD_LOG, n, log.data(), nullptr) != CL_SUCCESS) return "(no build log)";
+  while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
+  if (log.size() > kMaxLog) log = log.substr(0, kMaxLog) + "\n... (build log truncated)";
+  return log.empty() ? "(empty build log)" : log;
+}
+
+// The binary of a program built for `d` (a program of a multi-device context lists every device).
+std::vector<unsigned char> program_binary(cl_program p, cl_device_id d) {
+  cl_uint n = 0;
+  check(clGetProgramInfo(p, CL_PROGRAM_NUM_DEVICES, sizeof n, &n, nullptr), "clGetProgramInfo(NUM_DEVICES)");
+  std::vector<cl_device_id> devs(n);
+  check(clGetProgramInfo(p, CL_PROGRAM_DEVICES, n * sizeof(cl_device_id), devs.data(), nullptr),
+        "clGetProgramInfo(DEVICES)");
+  std::vector<size_t> sizes(n);
+  check(clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, n * sizeof(size_t), sizes.data(), nullptr),
+        "clGetProgramInfo(BINARY_SIZES)");
+  std::vector<std::vector<unsigned char>> bins(n);
+  std::vector<unsigned char*> ptrs(n);
+  for (cl_uint i = 0; i < n; ++i) {
+    bins[i].resize(sizes[i]);
+    ptrs[i] = sizes[i] ? bins[i].data() : nullptr;
+  }
+  check(clGetProgramInfo(p, CL_PROGRAM_BINARIES, n * sizeof(unsigned char*), ptrs.data(), nullptr),
+        "clGetProgramInfo(BINARIES)");
+  for (cl_uint i = 0; i < n; ++i)
+    if (devs[i] == d) return std::move(bins[i]);
+  return {};
+}
+
+}  // namespace
+
+const char* dtype_tag(int32_t dtype) {
+  static const char* const tags[] = {"f64", "f32", "f16", "bf16", "i8", "u8", "i32", "i64", "b8", "e4m3", "e5m2"};
+  if (dtype < 0 || dtype >= XD_DTYPE_COUNT_V1)
+    throw plugin::error(XD_ERR_INVALID_ARGUMENT, "opencl: unknown dtype " + std::to_string(dtype));
+  return tags[dtype];
+}
+
+program_stats& stats() {
+  static program_stats s;
+  return s;
+}
+
+program_cache::kernel_handle::~kernel_handle() {
+  if (kernel_ == nullptr) return;
+  const std::lock_guard lock(entry_->pool_mutex);
+  entry_->pool[name_].push_back(kernel_);
+}
+
+std::string program_cache::build_options(const program_id& id) const {
+  std::string o = "-cl-std=CL1.2 -DXD_DT=";
+  o += dtype_tag(id.dtype);
+  if (id.wtype >= 0) o += std::string(" -DXD_WT=") + dtype_tag(id.wtype);
+  o += " -DXD_WG=" + std::to_string(device_.work_group);
+  if (device_.fp64) o += " -DXD_HAS_FP64";
+  // Exact float division and sqrt, as the reference computes them (div, sqrt, rsqrt, softmax).
+  if (device_.correctly_rounded_sqrt) o += " -cl-fp32-correctly-rounded-divide-sqrt";
+  if (const char* extra = secure_getenv("XD_OPENCL_BUILD_OPTIONS"); extra != nullptr && *extra != '\0')
+    o += std::string(" ") + extra;
+  return o;
+}
+
+std::string program_cache::describe(const program_id& id) const {
+  std::string s = std::string(family_name(id.fam)) + "/" + dtype_tag(id.dtype);
+  if (id.wtype >= 0) s += std::string("+") + dtype_tag(id.wtype);
+  return "program " + s + " on " + device_.name;
+}
+
+program_cache::entry& program_cache::find(const program_id& id) {
+  const std::lock_guard lock(mutex_);
+  auto& slot = entries_[{static_cast<int>(id.fam), id.dtype, id.wtype}];
+  if (!slot) slot = std::make_unique<entry>();
+  return *slot;
+}
+
+// From the disk cache when a valid entry exists, else from source (then cached). Two kinds of
+// binary are cached (see the `cache_objects` field of device):
+//  - executables (clBuildProgram, CL_PROGRAM_BINARIES): GPU drivers return their compiled code
+//    at no cost, and loading it skips the compiler;
+//  - compiled objects (clCompileProgram, then clLinkProgram): CPU runtimes such as PoCL compile
+//    every kernel of a program just to export an executable binary (seconds per program), while
+//    their object binary is the front end's output and costs nothing to export.
+void program_cache::build(entry& e, const program_id& id) {
+  const std::string options = build_options(id);
+  const std::vector<std::string_view> parts = family_sources(id.fam);
+  uint64_t source_hash = kFnvOffset;
+  for (std::string_view p : parts) {
+    if (p.empty()) throw plugin::error(XD_ERR_INTERNAL, "opencl: a kernel source file is missing from the plugin");
+    source_hash = fnv1a(p, source_hash);
+  }
+  const bool objects = device_.cache_objects;
+  const std::string key = "xdispatch opencl program v1\nplatform: " + device_.platform_name + " | " +
+                          device_.platform_version + "\ndevice: " + device_.name + " | " + device_.vendor + " | " +
+                          device_.device_version + "\ndriver: " + device_.driver_version + "\nsource: " +
+                          hex64(source_hash) + "\noptions: " + options + "\nbinary: " +
+                          (objects ? "object" : "executable") + "\n";
+  const std::string dir = cache_dir();
+  const std::string path = dir.empty() ? std::string() : entry_path(dir, key);
+
+  // 1. The disk cache, verified; a rejected entry is rebuilt below and overwritten.
+  if (!path.empty()) {
+    const auto t0 = clock::now();
+    std::string why;
+    if (auto bin = read_entry(path, key, why)) {
+      const unsigned char* ptr = bin->data();
+      const size_t size = bin->size();
+      cl_int status = CL_SUCCESS, err = CL_SUCCESS;
+      cl_program p = clCreateProgramWithBinary(device_.context, 1, &device_.id, &size, &ptr, &status, &err);
+      if (err == CL_SUCCESS && status == CL_SUCCESS) {
+        if (objects) {
+          cl_program exe = clLinkProgram(device_.context, 1, &device_.id, "", 1, &p, nullptr, nullptr, &err);
+          clReleaseProgram(p);
+          p = err == CL_SUCCESS ? exe : nullptr;
+          if (p == nullptr && exe != nullptr) clReleaseProgram(exe);
+        } else {
+          err = clBuildProgram(p, 1, &device_.id, options.c_str(), nullptr, nullptr);
+        }
+        if (err == CL_SUCCESS) {
+          e.program = p;
+          stats().loaded.fetch_add(1);
+          char line[64];
+          std::snprintf(line, sizeof line, " in %.1f ms", ms_since(t0));
+          log(XD_LOG_DEBUG, describe(id) + ": loaded from the disk cache (" + path + ")" + line);
+          return;
+        }
+      }
+      if (p != nullptr) clReleaseProgram(p);
+      why = "the driver refused the binary (" + cl_error_string(err != CL_SUCCESS ? err : status) + ")";
+    }
+    if (why != "missing") {
+      stats().rejected.fetch_add(1);
+      log(XD_LOG_WARN, describe(id) + ": cache entry " + path + " rejected: " + why + "; rebuilding it");
+    }
+  }
+
+  // 2. From source.
+  const auto t0 = clock::now();
+  std::vector<const char*> strings;
+  std::vector<size_t> lengths;
+  for (std::string_view p : parts) {
+    strings.push_back(p.data());
+    lengths.push_back(p.size());
+  }
+  cl_int err = CL_SUCCESS;
+  cl_program p = clCreateProgramWithSource(device_.context, static_cast<cl_uint>(strings.size()), strings.data(),
+                                           lengths.data(), &err);
+  check(err, "clCreateProgramWithSource");
+  err = objects ? clCompileProgram(p, 1, &device_.id, options.c_str(), 0, nullptr, nullptr, nullptr, nullptr)
+                : clBuildProgram(p, 1, &device_.id, options.c_str(), nullptr, nullptr);
+  if (err != CL_SUCCESS) {
+    e.error = "opencl: building " + describe(id) + " failed: " + cl_error_string(err) + "\noptions: " + options +
+              "\nbuild log:\n" + build_log(p, device_.id);
+    clReleaseProgram(p);
+    log(XD_LOG_ERROR, e.error);
+    return;
+  }
+  std::string why;
+  std::vector<unsigned char> bin;
+  if (!path.empty()) {
+    try {
+      bin = program_binary(p, device_.id);
+    } catch (const plugin::error& ex) {
+      why = ex.what();
+    }
+  }
+  if (objects) {
+    cl_program exe = clLinkProgram(device_.context, 1, &device_.id, "", 1, &p, nullptr, nullptr, &err);
+    if (err != CL_SUCCESS) {
+      e.error = "opencl: linking " + describe(id) + " failed: " + cl_error_string(err) + "\noptions: " + options +
+                "\nbuild log:\n" + (exe != nullptr ? build_log(exe, device_.id) : build_log(p, device_.id));
+      if (exe != nullptr) clReleaseProgram(exe);
+      clReleaseProgram(p);
+      log(XD_LOG_ERROR, e.error);
+      return;
+    }
+    clReleaseProgram(p);
+    p = exe;
+  }
+  e.program = p;
+  stats().built.fetch_add(1);
+  char line[64];
+  std::snprintf(line, sizeof line, " in %.1f ms", ms_since(t0));
+  log(XD_LOG_DEBUG, describe(id) + ": built from source" + line + " (options: " + options + ")");
+
+  if (!path.empty()) {
+    if (bin.empty()) {
+      log(XD_LOG_WARN, describe(id) + ": no binary to cache" + (why.empty() ? "" : ": " + why));
+    } else if (!write_entry(path, key, bin, why)) {
+      log(XD_LOG_WARN, describe(id) + ": not cached: " + why);
+    } else {
+      log(XD_LOG_DEBUG, describe(id) + ": cached as " + path);
+    }
+  }
+}
+
+program_cache::kernel_handle program_cache::kernel(const program_id& id, const char* name) {
+  entry& e = find(id);
+  {
+    const std::lock_guard lock(e.build_mutex);
+    if (!e.done) {
+      build(e, id);
+      e.done = true;
+    }
+  }
+  if (!e.error.empty()) throw plugin::error(XD_ERR_DEVICE, e.error);
+  {
+    const std::lock_guard lock(e.pool_mutex);
+    auto& free = e.pool[name];
+    if (!free.empty()) {
+      cl_kernel k = free.back();
+      free.pop_back();
+      return kernel_handle(&e, name, k);
+    }
+  }
+  cl_int err = CL_SUCCESS;
+  cl_kernel k = clCreateKernel(e.program, name, &err);
+  check(err, std::string("clCreateKernel(") + name + ") of " + describe(id));
+  return kernel_handle(&e, name, k);
+}
+
+}  // namespace xd::ocl

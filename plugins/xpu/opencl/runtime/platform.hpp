@@ -1,0 +1,58 @@
+// Platforms and devices: discovered once by xd_plugin_init, then read-only for the process.
+// Every device of every platform (GPU, accelerator, CPU) becomes one xdispatch device; a context
+// is shared by the devices of one platform. Order: GPUs, then accelerators, then CPUs, each in
+// platform order, so that opencl:0 is the most capable device.
+#pragma once
+
+#include "runtime/cl.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace xd::ocl {
+
+class program_cache;
+
+struct device {
+  int32_t index = 0;
+  cl_platform_id platform = nullptr;
+  cl_device_id id = nullptr;
+  cl_context context = nullptr;
+  std::string name, vendor, driver_version, device_version, platform_name, platform_version;
+  int32_t kind = XD_DEVICE_KIND_GPU;  // xd_device_kind
+  bool fp16 = false;                  // cl_khr_fp16: computes in half natively
+  bool fp64 = false;                  // cl_khr_fp64 (or a double config)
+  bool correctly_rounded_sqrt = false;  // CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT for float
+  uint64_t global_memory = 0;
+  uint64_t max_alloc = 0;
+  uint32_t compute_units = 0;
+  size_t max_work_group = 0;
+  // The disk cache holds compiled objects (linked at load) rather than executables: chosen for
+  // CPU devices, whose runtimes compile every kernel to export an executable (program_cache.cpp).
+  bool cache_objects = false;
+  size_t work_group = 256;  // local size of the generic kernels (XD_WG): 256 or the device maximum
+  std::unique_ptr<program_cache> programs;
+
+  // A queue of the plugin's own, for work that belongs to no stream (mapping pinned memory).
+  cl_command_queue aux_queue();
+
+ private:
+  std::once_flag aux_once_;
+  cl_command_queue aux_queue_ = nullptr;
+};
+
+// Enumerates platforms and devices. Returns XD_OK, or XD_ERR_UNAVAILABLE with a reason when
+// there is no OpenCL platform at all. Zero devices is not an error here (the host reports it).
+xd_status discover(std::string& reason);
+
+int32_t device_count();
+// The device with this plugin index; throws plugin::error for an index out of range.
+device& get_device(int32_t index);
+
+// The queue properties every stream uses: in order, profiling on (events measure time).
+cl_command_queue create_queue(const device& d);
+
+}  // namespace xd::ocl
