@@ -1,0 +1,132 @@
+// SOFTMAX and LOG_SOFTMAX along one dim (plugins/cpu/kernels/softmax.cpp gives the semantics):
+// the row maximum is subtracted before exp; a row whose maximum is not finite (a NaN, +inf, or
+// all -inf) comes out NaN throughout, by plain IEEE arithmetic, as in the reference.
+// Math in CT (double for f64, float otherwise), the sum of exponentials accumulated in CT.
+//
+// The host passes the layout of the rows (every dim but `dim`: operand 0 = output, operand 1 =
+// input), the row length and the element step of each operand along `dim`.
+//   _row  one work-group per row. A dense row short enough (XD_SM_ITEMS float4 per work-item)
+//         is read once into registers, so x crosses the memory bus once; longer or strided rows
+//         are read three times (max, sum, write).
+//   _lane one work-item per row: rows along a dim that is not innermost, where neighbouring rows
+//         are neighbouring addresses.
+
+#if XD_FLOATING
+
+#ifndef XD_ROW_ITEMS
+#define XD_ROW_ITEMS 8
+#endif
+#define XD_SM_ITEMS XD_ROW_ITEMS
+
+inline CT xd_sm_max(CT a, CT x) { return isnan(a) ? a : (isnan(x) ? x : (x > a ? x : a)); }
+
+// Work-group reductions through local memory; every work-item gets the result.
+inline CT xd_wg_max(CT v, __local CT* scratch) {
+  const int lid = (int)get_local_id(0);
+  scratch[lid] = v;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int w = XD_WG / 2; w > 0; w >>= 1) {
+    if (lid < w) scratch[lid] = xd_sm_max(scratch[lid], scratch[lid + w]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  const CT r = scratch[0];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  return r;
+}
+
+inline CT xd_wg_sum(CT v, __local CT* scratch) {
+  const int lid = (int)get_local_id(0);
+  scratch[lid] = v;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int w = XD_WG / 2; w > 0; w >>= 1) {
+    if (lid < w) scratch[lid] = scratch[lid] + scratch[lid + w];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  const CT r = scratch[0];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  return r;
+}
+
+#define XD_SOFTMAX_KERNELS(NAME, LOG)                                                                             \
+  __kernel __attribute__((reqd_work_group_size(XD_WG, 1, 1))) void XD_CAT(NAME, _row)(                            \
+      __global T* out, __global const T* in, const xd_layout L, long len, long step_out, long step_in) {          \
+    __local CT scratch[XD_WG];                                                                                    \
+    const ulong row = get_group_id(0);                                                                            \
+    const int lid = (int)get_local_id(0);                                                                         \
+    const long yo = xd_offset_of(L, 0, row), xo = xd_offset_of(L, 1, row);                                        \
+    if (step_in == 1 && step_out == 1 && len <= (long)XD_WG * 4 * XD_SM_ITEMS) {                                  \
+      CT4 cache[XD_SM_ITEMS];                                                                                     \
+      CT m = -INFINITY;                                                                                           \
+      _Pragma("unroll") for (int k = 0; k < XD_SM_ITEMS; ++k) {                                                   \
+        const long j = ((long)k * XD_WG + lid) * 4;                                                               \
+        CT4 v = (CT4)(-INFINITY);                                                                                 \
+        if (j + 4 <= len) {                                                                                       \
+          v = xd_load4(in, xo + j, 1);                                                                            \
+        } else if (j < len) {                                                                                     \
+          v.s0 = XD_LD(in, xo + j);                                                                               \
+          if (j + 1 < len) v.s1 = XD_LD(in, xo + j + 1);                                                          \
+          if (j + 2 < len) v.s2 = XD_LD(in, xo + j + 2);                                                          \
+        }                                                                                                         \
+        cache[k] = v;                                                                                             \
+        m = xd_sm_max(xd_sm_max(xd_sm_max(xd_sm_max(m, v.s0), v.s1), v.s2), v.s3);                                \
+      }                                                                                                           \
+      m = xd_wg_max(m, scratch);                                                                                  \
+      CT sum = (CT)0;                                                                                             \
+      _Pragma("unroll") for (int k = 0; k < XD_SM_ITEMS; ++k) {                                                   \
+        const long j = ((long)k * XD_WG + lid) * 4;                                                               \
+        if (j < len) {                                                                                            \
+          const CT4 e = exp(cache[k] - m);                                                                        \
+          sum += e.s0;                                                                                            \
+          if (j + 1 < len) sum += e.s1;                                                                           \
+          if (j + 2 < len) sum += e.s2;                                                                           \
+          if (j + 3 < len) sum += e.s3;                                                                           \
+          if (!LOG) cache[k] = e;                                                                                 \
+        }                                                                                                         \
+      }                                                                                                           \
+      sum = xd_wg_sum(sum, scratch);                                                                              \
+      const CT ls = log(sum);                                                                                     \
+      _Pragma("unroll") for (int k = 0; k < XD_SM_ITEMS; ++k) {                                                   \
+        const long j = ((long)k * XD_WG + lid) * 4;                                                               \
+        const CT4 r = LOG ? (cache[k] - m) - ls : cache[k] / sum;                                                 \
+        if (j + 4 <= len) {                                                                                       \
+          xd_store4(out, yo + j, 1, r);                                                                           \
+        } else if (j < len) {                                                                                     \
+          XD_ST(out, yo + j, r.s0);                                                                               \
+          if (j + 1 < len) XD_ST(out, yo + j + 1, r.s1);                                                          \
+          if (j + 2 < len) XD_ST(out, yo + j + 2, r.s2);                                                          \
+        }                                                                                                         \
+      }                                                                                                           \
+      return;                                                                                                     \
+    }                                                                                                             \
+    CT m = -INFINITY;                                                                                             \
+    for (long j = lid; j < len; j += XD_WG) m = xd_sm_max(m, XD_LD(in, xo + j * step_in));                       \
+    m = xd_wg_max(m, scratch);                                                                                    \
+    CT sum = (CT)0;                                                                                               \
+    for (long j = lid; j < len; j += XD_WG) sum += exp(XD_LD(in, xo + j * step_in) - m);                         \
+    sum = xd_wg_sum(sum, scratch);                                                                                \
+    const CT ls = log(sum);                                                                                       \
+    for (long j = lid; j < len; j += XD_WG) {                                                                     \
+      const CT x = XD_LD(in, xo + j * step_in);                                                                   \
+      XD_ST(out, yo + j * step_out, LOG ? (x - m) - ls : exp(x - m) / sum);                                       \
+    }                                                                                                             \
+  }                                                                                                               \
+  __kernel void XD_CAT(NAME, _lane)(__global T* out, __global const T* in, const xd_layout L, long len,           \
+                                    long step_out, long step_in) {                                                \
+    const ulong row = get_global_id(0);                                                                           \
+    if (row >= (ulong)L.numel) return;                                                                            \
+    const long yo = xd_offset_of(L, 0, row), xo = xd_offset_of(L, 1, row);                                        \
+    CT m = -INFINITY;                                                                                             \
+    for (long j = 0; j < len; ++j) m = xd_sm_max(m, XD_LD(in, xo + j * step_in));                                \
+    CT sum = (CT)0;                                                                                               \
+    for (long j = 0; j < len; ++j) sum += exp(XD_LD(in, xo + j * step_in) - m);                                  \
+    const CT ls = log(sum);                                                                                       \
+    for (long j = 0; j < len; ++j) {                                                                              \
+      const CT x = XD_LD(in, xo + j * step_in);                                                                   \
+      XD_ST(out, yo + j * step_out, LOG ? (x - m) - ls : exp(x - m) / sum);                                       \
+    }                                                                                                             \
+  }
+
+XD_SOFTMAX_KERNELS(xd_softmax, 0)
+XD_SOFTMAX_KERNELS(xd_log_softmax, 1)
+
+#endif

@@ -1,5 +1,40 @@
+// SOFTMAX and LOG_SOFTMAX (softmax.cl): a work-group per row when rows are dense along the dim
+// (or too few to fill the device one work-item each), else a work-item per row.
 #include "kernels/register.hpp"
 
 namespace xd::ocl {
-void register_softmax(plugin::registrar&) {}
+namespace {
+
+template <bool Log>
+xd_status run_softmax(const xd_kernel_call* c) {
+  return kernel_guard(c, [&] {
+    const xd_view& in = input(c, 0);
+    const xd_view& out = output(c, 0);
+    if (!same_sizes(out, in.ndim, in.sizes)) invalid("softmax output must have the input's shape");
+    check_dtype(out, in.dtype, "softmax output");
+    const int dim = need_attrs<xd_attrs_dim>(c).dim;
+    if (dim < 0 || dim >= in.ndim) invalid("softmax dim " + std::to_string(dim) + " out of range");
+    const cl_long len = in.sizes[dim];
+    const cl_long step_out = out.strides[dim], step_in = in.strides[dim];
+    const cl_layout L = make_layout(in.ndim, in.sizes, {operand_of(out), operand_of(in)}, uint64_t{1} << dim);
+    if (len == 0 || L.numel == 0) return;
+    device& dev = call_device(c);
+    const bool by_group = step_in == 1 || L.numel < 2048;
+    const char* name = by_group ? (Log ? "xd_log_softmax_row" : "xd_softmax_row") : (Log ? "xd_log_softmax_lane" : "xd_softmax_lane");
+    launch k(c, {family::reduce, in.dtype}, name);
+    k.mem(out).mem(in).arg(L).arg(len).arg(step_out).arg(step_in);
+    if (by_group)
+      k.run(static_cast<size_t>(L.numel) * dev.work_group, dev.work_group);
+    else
+      k.run(static_cast<size_t>(L.numel), dev.work_group);
+  });
+}
+
+}  // namespace
+
+void register_softmax(plugin::registrar& r) {
+  add_kernels(r, XD_OP_SOFTMAX, "opencl.softmax", run_softmax<false>, kFloating);
+  add_kernels(r, XD_OP_LOG_SOFTMAX, "opencl.log_softmax", run_softmax<true>, kFloating);
+}
+
 }  // namespace xd::ocl

@@ -105,6 +105,9 @@ std::string program_cache::build_options(const program_id& id) const {
   o += dtype_tag(id.dtype);
   if (id.wtype >= 0) o += std::string(" -DXD_WT=") + dtype_tag(id.wtype);
   o += " -DXD_WG=" + std::to_string(device_.work_group);
+  // Rows cached in registers by softmax and rms_norm: XD_WG * 4 * items elements. CPU runtimes
+  // gain nothing from a register cache and compile the unrolled loops slowly.
+  o += std::string(" -DXD_ROW_ITEMS=") + (device_.kind == XD_DEVICE_KIND_CPU ? "2" : "8");
   if (device_.fp64) o += " -DXD_HAS_FP64";
   // Exact float division and sqrt, as the reference computes them (div, sqrt, rsqrt, softmax).
   if (device_.correctly_rounded_sqrt) o += " -cl-fp32-correctly-rounded-divide-sqrt";
