@@ -1,0 +1,210 @@
+// MM, ADDMM, BMM, BADDBMM as one batched problem (plugins/cpu/kernels/matmul*.cpp give the
+// semantics): out[b] = alpha * (a[b] @ b[b]) + beta * input[b], input not read when beta == 0.
+// Products accumulate in CT with fma (float for f32/f16/bf16, double for f64); the epilogue
+// rounds once to T. Any strides: each tile loader reads along whichever axis of its operand is
+// dense (vector loads there), so transposed operands cost no copy.
+//
+//   xd_gemm_tiled  XD_GT x XD_GT outputs per work-group of XD_GT x XD_GT work-items, one each:
+//                  small, odd and skinny shapes.
+//   xd_gemm_big    128 x 128 outputs per work-group of 256 work-items, each an 8 x 8 register
+//                  tile (rows ty*4+i and 64+ty*4+i, columns tx*4+j and 64+tx*4+j, so that the
+//                  local-memory reads are float4 and conflict free); K in steps of XD_BK staged
+//                  in local memory, the next step's global loads issued before the current
+//                  step's arithmetic.
+
+#if XD_FLOATING
+
+typedef struct {
+  long m, n, k, batch;
+  long a_off, a_b, a_m, a_k;
+  long b_off, b_b, b_k, b_n;
+  long c_off, c_b, c_m, c_n;
+  long i_off, i_b, i_m, i_n;
+  long has_input;  // beta != 0
+  long alpha_d, beta_d;  // double bits
+  float alpha_f, beta_f;
+} xd_gemm;
+
+#if XD_CLASS == 2
+#define XD_ALPHA(G) as_double((G).alpha_d)
+#define XD_BETA(G) as_double((G).beta_d)
+#else
+#define XD_ALPHA(G) ((G).alpha_f)
+#define XD_BETA(G) ((G).beta_f)
+#endif
+
+// out = alpha * acc (+ beta * input), rounded once; (i, j) in the batch `bt`.
+inline void xd_gemm_store(__global T* c, __global const T* in, const xd_gemm G, long bt, long i, long j, CT acc) {
+  CT v = XD_ALPHA(G) * acc;
+  if (G.has_input) v += XD_BETA(G) * XD_LD(in, G.i_off + bt * G.i_b + i * G.i_m + j * G.i_n);
+  XD_ST(c, G.c_off + bt * G.c_b + i * G.c_m + j * G.c_n, v);
+}
+
+// ---------------------------------------------------------------- tiled (small shapes)
+#if XD_WG >= 256
+#define XD_GT 16
+#elif XD_WG >= 64
+#define XD_GT 8
+#else
+#define XD_GT 4
+#endif
+
+__kernel __attribute__((reqd_work_group_size(XD_GT, XD_GT, 1))) void xd_gemm_tiled(
+    __global T* c, __global const T* a, __global const T* b, __global const T* in, const xd_gemm G, long row0,
+    long batch0) {
+  __local CT As[XD_GT][XD_GT + 1];
+  __local CT Bs[XD_GT][XD_GT + 1];
+  const int tx = (int)get_local_id(0), ty = (int)get_local_id(1);
+  const long j = (long)get_global_id(0);
+  const long i = row0 + (long)get_global_id(1);
+  const long bt = batch0 + (long)get_global_id(2);
+  const long abase = G.a_off + bt * G.a_b, bbase = G.b_off + bt * G.b_b;
+  const long i_tile = row0 + (long)get_group_id(1) * XD_GT, j_tile = (long)get_group_id(0) * XD_GT;
+  CT acc = (CT)0;
+  for (long k0 = 0; k0 < G.k; k0 += XD_GT) {
+    // As[r][kk] = a[i_tile + r, k0 + kk]; work-item (tx, ty) loads r = ty, kk = tx.
+    const long ar = i_tile + ty, ak = k0 + tx;
+    As[ty][tx] = (ar < G.m && ak < G.k) ? XD_LD(a, abase + ar * G.a_m + ak * G.a_k) : (CT)0;
+    const long bk = k0 + ty, bc = j_tile + tx;
+    Bs[ty][tx] = (bk < G.k && bc < G.n) ? XD_LD(b, bbase + bk * G.b_k + bc * G.b_n) : (CT)0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+    for (int kk = 0; kk < XD_GT; ++kk) acc = fma(As[ty][kk], Bs[kk][tx], acc);
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (i < G.m && j < G.n) xd_gemm_store(c, in, G, bt, i, j, acc);
+}
+
+// ---------------------------------------------------------------- register-tiled (large shapes)
+#if XD_WG >= 256
+#if XD_CLASS == 2
+#define XD_BK 8
+#else
+#define XD_BK 16
+#endif
+#define XD_LPT (XD_BK / 8)  // float4 loads per work-item per operand and K step
+
+// Four consecutive elements along an operand's dense axis (stride s) starting at (r, kk) of a
+// rows x cols matrix (bounds: the 4 along that axis), zero outside.
+inline CT4 xd_tile4(__global const T* p, long base, long r, long kk, long rs, long ks, long rows, long cols, int along_k) {
+  if (along_k) {
+    if (r < rows && kk + 3 < cols) return xd_load4(p, base + r * rs + kk * ks, ks);
+    CT4 v = (CT4)((CT)0);
+    if (r < rows) {
+      if (kk < cols) v.s0 = XD_LD(p, base + r * rs + kk * ks);
+      if (kk + 1 < cols) v.s1 = XD_LD(p, base + r * rs + (kk + 1) * ks);
+      if (kk + 2 < cols) v.s2 = XD_LD(p, base + r * rs + (kk + 2) * ks);
+    }
+    return v;
+  }
+  if (kk < cols && r + 3 < rows) return xd_load4(p, base + r * rs + kk * ks, rs);
+  CT4 v = (CT4)((CT)0);
+  if (kk < cols) {
+    if (r < rows) v.s0 = XD_LD(p, base + r * rs + kk * ks);
+    if (r + 1 < rows) v.s1 = XD_LD(p, base + (r + 1) * rs + kk * ks);
+    if (r + 2 < rows) v.s2 = XD_LD(p, base + (r + 2) * rs + kk * ks);
+  }
+  return v;
+}
+
+__kernel __attribute__((reqd_work_group_size(16, 16, 1))) void xd_gemm_big(
+    __global T* c, __global const T* a, __global const T* b, __global const T* in, const xd_gemm G, long row0,
+    long batch0) {
+  __local CT As[XD_BK][128];
+  __local CT Bs[XD_BK][128];
+  const int tx = (int)get_local_id(0), ty = (int)get_local_id(1);
+  const int t = ty * 16 + tx;
+  const long bt = batch0 + (long)get_global_id(2);
+  const long m0 = row0 + (long)get_group_id(1) * 128, n0 = (long)get_group_id(0) * 128;
+  const long abase = G.a_off + bt * G.a_b, bbase = G.b_off + bt * G.b_b;
+  // A's dense axis: k unless A is column-major; B's: n unless B is column-major.
+  const int a_along_k = G.a_m != 1 || G.a_k == 1;
+  const int b_along_n = G.b_k != 1 || G.b_n == 1;
+
+  CT4 ra[XD_LPT], rb[XD_LPT];
+  // Global -> registers for the K step starting at k0.
+#define XD_FETCH(k0)                                                                                    \
+  _Pragma("unroll") for (int l = 0; l < XD_LPT; ++l) {                                                  \
+    const int e = t + 256 * l;                                                                          \
+    if (a_along_k)                                                                                      \
+      ra[l] = xd_tile4(a, abase, m0 + e / (XD_BK / 4), (k0) + (e % (XD_BK / 4)) * 4, G.a_m, G.a_k, G.m, G.k, 1); \
+    else                                                                                                \
+      ra[l] = xd_tile4(a, abase, m0 + (e % 32) * 4, (k0) + e / 32, G.a_m, G.a_k, G.m, G.k, 0);          \
+    if (b_along_n)                                                                                      \
+      rb[l] = xd_tile4(b, bbase, n0 + (e % 32) * 4, (k0) + e / 32, G.b_n, G.b_k, G.n, G.k, 0);          \
+    else                                                                                                \
+      rb[l] = xd_tile4(b, bbase, n0 + e / (XD_BK / 4), (k0) + (e % (XD_BK / 4)) * 4, G.b_n, G.b_k, G.n, G.k, 1); \
+  }
+
+  CT acc[8][8];
+#pragma unroll
+  for (int i = 0; i < 8; ++i)
+#pragma unroll
+    for (int j = 0; j < 8; ++j) acc[i][j] = (CT)0;
+
+  XD_FETCH(0)
+  for (long k0 = 0; k0 < G.k; k0 += XD_BK) {
+    // Registers -> local memory: As[kk][row], Bs[kk][col].
+#pragma unroll
+    for (int l = 0; l < XD_LPT; ++l) {
+      const int e = t + 256 * l;
+      if (a_along_k) {
+        const int r = e / (XD_BK / 4), kq = (e % (XD_BK / 4)) * 4;
+        As[kq][r] = ra[l].s0;
+        As[kq + 1][r] = ra[l].s1;
+        As[kq + 2][r] = ra[l].s2;
+        As[kq + 3][r] = ra[l].s3;
+      } else {
+        vstore4(ra[l], 0, &As[e / 32][(e % 32) * 4]);
+      }
+      if (b_along_n) {
+        vstore4(rb[l], 0, &Bs[e / 32][(e % 32) * 4]);
+      } else {
+        const int col = e / (XD_BK / 4), kq = (e % (XD_BK / 4)) * 4;
+        Bs[kq][col] = rb[l].s0;
+        Bs[kq + 1][col] = rb[l].s1;
+        Bs[kq + 2][col] = rb[l].s2;
+        Bs[kq + 3][col] = rb[l].s3;
+      }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (k0 + XD_BK < G.k) {
+      XD_FETCH(k0 + XD_BK)
+    }
+#pragma unroll
+    for (int kk = 0; kk < XD_BK; ++kk) {
+      const CT4 a0 = vload4(0, &As[kk][ty * 4]), a1 = vload4(0, &As[kk][64 + ty * 4]);
+      const CT4 b0 = vload4(0, &Bs[kk][tx * 4]), b1 = vload4(0, &Bs[kk][64 + tx * 4]);
+      const CT av[8] = {a0.s0, a0.s1, a0.s2, a0.s3, a1.s0, a1.s1, a1.s2, a1.s3};
+      const CT bv[8] = {b0.s0, b0.s1, b0.s2, b0.s3, b1.s0, b1.s1, b1.s2, b1.s3};
+#pragma unroll
+      for (int i = 0; i < 8; ++i)
+#pragma unroll
+        for (int j = 0; j < 8; ++j) acc[i][j] = fma(av[i], bv[j], acc[i][j]);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+#undef XD_FETCH
+
+#pragma unroll
+  for (int i = 0; i < 8; ++i) {
+    const long r = m0 + (i < 4 ? ty * 4 + i : 64 + ty * 4 + (i - 4));
+    if (r >= G.m) continue;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const long c0 = n0 + h * 64 + tx * 4;
+      if (!G.has_input && G.c_n == 1 && c0 + 3 < G.n) {
+        const CT al = XD_ALPHA(G);
+        xd_store4(c, G.c_off + bt * G.c_b + r * G.c_m + c0, 1,
+                  (CT4)(al * acc[i][h * 4], al * acc[i][h * 4 + 1], al * acc[i][h * 4 + 2], al * acc[i][h * 4 + 3]));
+      } else {
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+          if (c0 + j < G.n) xd_gemm_store(c, in, G, bt, r, c0 + j, acc[i][h * 4 + j]);
+      }
+    }
+  }
+}
+#endif
+
+#endif
