@@ -95,7 +95,7 @@ int supports_device(const xd_kernel_call* c) {
 
 launch::launch(const xd_kernel_call* c, const program_id& id, const char* kernel)
     : dev_(call_device(c)),
-      queue_(queue_of(c->device, c->stream)),
+      queue_(submit_queue(c->device, c->stream)),
       kernel_(dev_.programs->kernel(id, kernel)),
       name_(kernel) {}
 

@@ -120,7 +120,7 @@ xd_status api_host_free(void*, int32_t, void* ptr) {
 xd_status api_copy_h2d(void*, int32_t index, xd_stream s, void* dst, uint64_t dst_offset, const void* src,
                        uint64_t nbytes, int32_t blocking) {
   return plugin::guarded(host(), [&] {
-    cl_command_queue q = queue_of(index, s);
+    cl_command_queue q = submit_queue(index, s);
     if (nbytes == 0) return;
     if (src == nullptr) throw plugin::error(XD_ERR_INVALID_ARGUMENT, "opencl: copy_h2d: source is null");
     const bool block = blocking != 0 || !is_pinned(src, nbytes);
@@ -134,7 +134,7 @@ xd_status api_copy_h2d(void*, int32_t index, xd_stream s, void* dst, uint64_t ds
 xd_status api_copy_d2h(void*, int32_t index, xd_stream s, void* dst, const void* src, uint64_t src_offset,
                        uint64_t nbytes, int32_t blocking) {
   return plugin::guarded(host(), [&] {
-    cl_command_queue q = queue_of(index, s);
+    cl_command_queue q = submit_queue(index, s);
     if (nbytes == 0) return;
     if (dst == nullptr) throw plugin::error(XD_ERR_INVALID_ARGUMENT, "opencl: copy_d2h: destination is null");
     const bool block = blocking != 0 || !is_pinned(dst, nbytes);
@@ -150,7 +150,7 @@ xd_status api_copy_d2h(void*, int32_t index, xd_stream s, void* dst, const void*
 xd_status api_copy_d2d(void*, int32_t index, xd_stream s, void* dst, uint64_t dst_offset, const void* src,
                        uint64_t src_offset, uint64_t nbytes) {
   return plugin::guarded(host(), [&] {
-    cl_command_queue q = queue_of(index, s);
+    cl_command_queue q = submit_queue(index, s);
     if (nbytes == 0) return;
     cl_mem d = as_mem(dst, "copy_d2d destination");
     cl_mem sm = as_mem(const_cast<void*>(src), "copy_d2d source");

@@ -9,6 +9,7 @@
 #include "runtime/host.hpp"
 #include "runtime/runtime.hpp"
 
+#include <algorithm>
 #include <map>
 #include <vector>
 
@@ -62,7 +63,10 @@ xd_status api_stream_create(void*, int32_t index, xd_stream* out) {
       }
     }
     if (q == nullptr) q = create_queue(d);
-    *out = new stream{&d, q};
+    auto* st = new stream;
+    st->dev = &d;
+    st->queue = q;
+    *out = st;
   });
 }
 
@@ -73,6 +77,7 @@ xd_status api_stream_destroy(void*, int32_t index, xd_stream s) {
     get_device(index);
     stream* st = as_stream(s);
     clFlush(st->queue);
+    if (st->marker != nullptr) clReleaseEvent(st->marker);
     {
       const std::lock_guard lock(g_pool_mutex);
       queue_pool()[index].push_back(st->queue);
@@ -82,21 +87,43 @@ xd_status api_stream_destroy(void*, int32_t index, xd_stream s) {
 }
 
 xd_status api_stream_synchronize(void*, int32_t index, xd_stream s) {
-  return plugin::guarded(host(), [&] { check(clFinish(queue_of(index, s)), "clFinish"); });
+  return plugin::guarded(host(), [&] {
+    cl_command_queue q = queue_of(index, s);
+    const uint64_t upto = s != nullptr ? static_cast<stream*>(s)->submitted.load() : 0;
+    check(clFinish(q), "clFinish");
+    if (s == nullptr) return;
+    stream* st = static_cast<stream*>(s);
+    const std::lock_guard lock(st->mutex);
+    st->finished = std::max(st->finished, upto);
+  });
 }
 
+// Non-blocking: a marker stands for everything submitted before it. An idle stream's marker is
+// reused by later queries, so polling `query` terminates even on runtimes that start a marker
+// only some time after it is flushed.
 xd_status api_stream_query(void*, int32_t index, xd_stream s) {
   return plugin::guarded(host(), [&]() -> xd_status {
     cl_command_queue q = queue_of(index, s);
-    cl_event marker = nullptr;
-    check(clEnqueueMarkerWithWaitList(q, 0, nullptr, &marker), "clEnqueueMarkerWithWaitList");
-    clFlush(q);
+    stream* st = static_cast<stream*>(s);
+    if (st == nullptr) return clFinish(q) == CL_SUCCESS ? XD_OK : XD_ERR_DEVICE;  // the device's own queue
+    const uint64_t upto = st->submitted.load();
+    const std::lock_guard lock(st->mutex);
+    if (st->finished >= upto) return XD_OK;
+    if (st->marker == nullptr || st->marked != upto) {
+      cl_event marker = nullptr;
+      check(clEnqueueMarkerWithWaitList(q, 0, nullptr, &marker), "clEnqueueMarkerWithWaitList");
+      clFlush(q);
+      if (st->marker != nullptr) clReleaseEvent(st->marker);
+      st->marker = marker;
+      st->marked = upto;
+    }
     cl_int status = CL_QUEUED;
-    const cl_int err = clGetEventInfo(marker, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr);
-    clReleaseEvent(marker);
-    check(err, "clGetEventInfo");
+    check(clGetEventInfo(st->marker, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr),
+          "clGetEventInfo");
     if (status < 0) throw_cl(status, "a command on the stream");
-    return status == CL_COMPLETE ? XD_OK : XD_NOT_READY;
+    if (status != CL_COMPLETE) return XD_NOT_READY;
+    st->finished = std::max(st->finished, upto);
+    return XD_OK;
   });
 }
 
@@ -212,6 +239,12 @@ cl_command_queue queue_of(int32_t device_index, xd_stream s) {
     throw plugin::error(XD_ERR_INVALID_ARGUMENT, "opencl: a stream of device " + std::to_string(st->dev->index) +
                                                      " was used with device " + std::to_string(device_index));
   return st->queue;
+}
+
+cl_command_queue submit_queue(int32_t device_index, xd_stream s) {
+  cl_command_queue q = queue_of(device_index, s);
+  if (s != nullptr) static_cast<stream*>(s)->submitted.fetch_add(1, std::memory_order_relaxed);
+  return q;
 }
 
 void fill_stream_api(xd_plugin_api& api) {
