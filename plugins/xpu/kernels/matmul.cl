@@ -110,7 +110,9 @@ inline CT4 xd_tile4(__global const T* p, long base, long r, long kk, long rs, lo
 __kernel __attribute__((reqd_work_group_size(16, 16, 1))) void xd_gemm_big(
     __global T* c, __global const T* a, __global const T* b, __global const T* in, const xd_gemm G, long row0,
     long batch0) {
-  __local CT As[XD_BK][128];
+  // A's tile is stored transposed, four rows per work-item: the padding spreads those stores over
+  // banks (a row of 132 floats keeps float4 reads 16-byte aligned).
+  __local CT As[XD_BK][128 + 4];
   __local CT Bs[XD_BK][128];
   const int tx = (int)get_local_id(0), ty = (int)get_local_id(1);
   const int t = ty * 16 + tx;

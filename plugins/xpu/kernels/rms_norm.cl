@@ -45,7 +45,10 @@ inline CT xd_rms_wg_sum(CT v, __local CT* scratch) {
 // without a weight.
 inline CT4 xd_roww4(__global const WT* w, long o, long j, long n, int has_w) {
   if (!has_w) return (CT4)((CT)1);
-  if (j + 4 <= n) return (CT4)(XD_WDEC(w[o + j]), XD_WDEC(w[o + j + 1]), XD_WDEC(w[o + j + 2]), XD_WDEC(w[o + j + 3]));
+  if (j + 4 <= n) {
+    const XD_CAT(WT, 4) v = vload4(0, w + o + j);
+    return (CT4)(XD_WDEC(v.s0), XD_WDEC(v.s1), XD_WDEC(v.s2), XD_WDEC(v.s3));
+  }
   CT4 v = (CT4)((CT)0);
   if (j < n) v.s0 = XD_WDEC(w[o + j]);
   if (j + 1 < n) v.s1 = XD_WDEC(w[o + j + 1]);
