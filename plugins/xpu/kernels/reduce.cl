@@ -8,8 +8,8 @@
 //   _finish one work-group per output: combines the partials of the splits.
 //   _lane   one work-item per output, walking its whole range (reduced dims outside the
 //           innermost one: neighbouring work-items read neighbouring addresses).
-// Accumulators: float for f32/f16/bf16 (double for f64), wrapping long for integer sums (the
-// output is i64), the compute type for amax/amin. NaN propagates through amax/amin; argmax
+// Accumulators: double for floating sums and means (float on a device without fp64), wrapping
+// long for integer sums (the output is i64), the compute type for amax/amin. NaN propagates through amax/amin; argmax
 // takes the first index of the maximum, a NaN counting as the maximum (first NaN wins).
 
 #if XD_CLASS == 1 || XD_CLASS == 2 || XD_CLASS == 3
@@ -28,10 +28,19 @@ inline long xd_red_offset(const xd_layout R, ulong r) {
 #define XD_MIN_INIT LONG_MAX
 #define XD_ISNAN(x) 0
 #else
+// Floating sums accumulate in double wherever the device has it, as the reference does: values
+// of very different magnitudes (or that cancel) then sum like the reference's.
+#ifdef XD_HAS_FP64
+#define XD_SUM_ACC double
+#define XD_SUM_FINISH(a, n) XD_CAT(xd_from_d_, XD_DT)(a)
+#define XD_MEAN_FINISH(a, n) XD_CAT(xd_from_d_, XD_DT)((n) == 0 ? (double)NAN : (a) / (double)(n))
+#else
 #define XD_SUM_ACC CT
-#define XD_SUM_OUT T
-#define XD_SUM_STEP(a, x) ((a) + (x))
 #define XD_SUM_FINISH(a, n) XD_ENC(a)
+#define XD_MEAN_FINISH(a, n) XD_ENC((n) == 0 ? (CT)NAN : (a) / (CT)(n))
+#endif
+#define XD_SUM_OUT T
+#define XD_SUM_STEP(a, x) ((a) + (XD_SUM_ACC)(x))
 #define XD_MAX_INIT (-INFINITY)
 #define XD_MIN_INIT INFINITY
 #define XD_ISNAN(x) isnan(x)
@@ -105,8 +114,7 @@ XD_REDUCTION(amax, CT, T, XD_MAX_INIT, xd_max_step, XD_PASS)
 XD_REDUCTION(amin, CT, T, XD_MIN_INIT, xd_min_step, XD_PASS)
 #if XD_FLOATING
 // An empty range gives NaN (0/0), as PyTorch's mean does.
-#define XD_MEAN_FINISH(a, n) XD_ENC((n) == 0 ? (CT)NAN : (a) / (CT)(n))
-XD_REDUCTION(mean, CT, T, (CT)0, XD_SUM_STEP, XD_MEAN_FINISH)
+XD_REDUCTION(mean, XD_SUM_ACC, T, (XD_SUM_ACC)0, XD_SUM_STEP, XD_MEAN_FINISH)
 #endif
 
 // ---------------------------------------------------------------- argmax

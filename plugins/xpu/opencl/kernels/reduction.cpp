@@ -5,7 +5,8 @@
 //    into splits whose partials a second kernel combines, so one big sum still uses the whole
 //    device;
 //  - work-item per output otherwise (reduced dims outside the innermost: neighbouring outputs
-//    read neighbouring addresses).
+//    read neighbouring addresses), and for short floating sums, which then add in the
+//    reference's order (in double where the device has fp64, as the reference does).
 #include "kernels/register.hpp"
 
 #include <algorithm>
@@ -28,6 +29,9 @@ const red_desc k_mean{red::mean, "xd_mean_group", "xd_mean_finish", "xd_mean_lan
 const red_desc k_amax{red::amax, "xd_amax_group", "xd_amax_finish", "xd_amax_lane"};
 const red_desc k_amin{red::amin, "xd_amin_group", "xd_amin_finish", "xd_amin_lane"};
 const red_desc k_argmax{red::argmax, "xd_argmax_group", "xd_argmax_finish", "xd_argmax_lane"};
+
+// Floating sums over at most this many elements take the sequential (work-item per output) path.
+constexpr int64_t kSequentialSum = 64;
 
 // Bytes of the compute type of a dtype: float for f32 and narrower, double for f64, long for
 // integers (the accumulator of sum/mean/amax/amin and the value half of argmax partials).
@@ -60,7 +64,10 @@ xd_status run_reduction(const xd_kernel_call* c) {
     const size_t wg = dev.work_group;
     const program_id prog{family::reduce, in.dtype};
     const bool dense = R.ndim == 1 && R.stride[0][0] == 1;
-    const bool by_group = n_red > 0 && ((dense && n_red >= 32) || n_out < 2048);
+    // Short floating sums run sequentially per output, in the reference's order: with values of
+    // very different magnitudes (or that cancel) only the same order gives the same answer.
+    const bool sequential = !integer && (desc.kind == red::sum || desc.kind == red::mean) && n_red <= kSequentialSum;
+    const bool by_group = n_red > 0 && !sequential && ((dense && n_red >= 32) || n_out < 2048);
 
     if (!by_group) {
       launch k(c, prog, desc.lane);
@@ -101,7 +108,9 @@ xd_status run_reduction(const xd_kernel_call* c) {
       }
       return;
     }
-    const size_t asize = desc.kind == red::sum && integer ? 8 : csize;
+    // sum/mean accumulate in long (integers) or double (floats, where the device has fp64).
+    const bool summing = desc.kind == red::sum || desc.kind == red::mean;
+    const size_t asize = summing && (integer || dev.fp64) ? 8 : csize;
     scratch ws{mem_of(out), 0};
     cl_long po = 0;
     if (splits > 1) {
