@@ -7,7 +7,7 @@
 // input), the row length and the element step of each operand along `dim`.
 //   _row  one work-group per row. A dense row short enough (XD_SM_ITEMS float4 per work-item)
 //         is read once into registers, so x crosses the memory bus once; longer or strided rows
-//         are read three times (max, sum, write).
+//         are read twice (online max and sum, then the write).
 //   _lane one work-item per row: rows along a dim that is not innermost, where neighbouring rows
 //         are neighbouring addresses.
 
@@ -47,10 +47,43 @@ inline CT xd_wg_sum(CT v, __local CT* scratch) {
   return r;
 }
 
+// Online softmax statistics: running maximum m and sum s of exp(x - m). Terms equal to the
+// maximum count exactly 1 (no inf - inf); a +inf maximum makes the sum NaN, as exp(inf - inf)
+// does in the reference's two passes.
+inline CT xd_sm_rescale(CT from, CT to) { return from == to ? (CT)1 : exp(from - to); }
+
+inline void xd_online_step(CT* m, CT* s, CT x) {
+  if (isnan(x) || x > *m) {
+    *s = *s * xd_sm_rescale(*m, x);
+    *m = x;
+  }
+  *s += x == *m ? (CT)1 : exp(x - *m);
+}
+
+inline void xd_wg_online(CT* m, CT* s, __local CT* sm, __local CT* ss) {
+  const int lid = (int)get_local_id(0);
+  sm[lid] = *m;
+  ss[lid] = *s;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int w = XD_WG / 2; w > 0; w >>= 1) {
+    if (lid < w) {
+      const CT m1 = sm[lid], m2 = sm[lid + w];
+      const CT mm = xd_sm_max(m1, m2);
+      ss[lid] = ss[lid] * xd_sm_rescale(m1, mm) + ss[lid + w] * xd_sm_rescale(m2, mm);
+      sm[lid] = mm;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  *m = sm[0];
+  *s = isinf(sm[0]) && sm[0] > (CT)0 ? (CT)NAN : ss[0];
+  barrier(CLK_LOCAL_MEM_FENCE);
+}
+
 #define XD_SOFTMAX_KERNELS(NAME, LOG)                                                                             \
   __kernel __attribute__((reqd_work_group_size(XD_WG, 1, 1))) void XD_CAT(NAME, _row)(                            \
       __global T* out, __global const T* in, const xd_layout L, long len, long step_out, long step_in) {          \
     __local CT scratch[XD_WG];                                                                                    \
+    __local CT scratch2[XD_WG];                                                                                   \
     const ulong row = get_group_id(0);                                                                            \
     const int lid = (int)get_local_id(0);                                                                         \
     const long yo = xd_offset_of(L, 0, row), xo = xd_offset_of(L, 1, row);                                        \
@@ -98,12 +131,10 @@ inline CT xd_wg_sum(CT v, __local CT* scratch) {
       }                                                                                                           \
       return;                                                                                                     \
     }                                                                                                             \
-    CT m = -INFINITY;                                                                                             \
-    for (long j = lid; j < len; j += XD_WG) m = xd_sm_max(m, XD_LD(in, xo + j * step_in));                       \
-    m = xd_wg_max(m, scratch);                                                                                    \
-    CT sum = (CT)0;                                                                                               \
-    for (long j = lid; j < len; j += XD_WG) sum += exp(XD_LD(in, xo + j * step_in) - m);                         \
-    sum = xd_wg_sum(sum, scratch);                                                                                \
+    /* Online: one pass for the maximum and the sum (rescaled whenever the maximum grows). */    \
+    CT m = -INFINITY, sum = (CT)0;                                                                                \
+    for (long j = lid; j < len; j += XD_WG) xd_online_step(&m, &sum, XD_LD(in, xo + j * step_in));              \
+    xd_wg_online(&m, &sum, scratch, scratch2);                                                                    \
     const CT ls = log(sum);                                                                                       \
     for (long j = lid; j < len; j += XD_WG) {                                                                     \
       const CT x = XD_LD(in, xo + j * step_in);                                                                   \

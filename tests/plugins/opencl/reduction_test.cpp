@@ -125,6 +125,15 @@ TEST(OpenclSoftmax, RowsWithNanOrInfinityBecomeNanLikeTheCpu) {
     EXPECT_TRUE(same_as_cpu({x}, [](const auto& in) { return xd::softmax(in[0], 1); }, sum_tol(d))) << name_of(d);
     EXPECT_TRUE(same_as_cpu({x}, [](const auto& in) { return xd::log_softmax(in[0], 1); }, sum_tol(d))) << name_of(d);
     EXPECT_TRUE(same_as_cpu({x}, [](const auto& in) { return xd::softmax(in[0], 0); }, sum_tol(d))) << name_of(d);
+    // Long rows take the online (one pass for max and sum) path.
+    std::vector<double> v = random_values(4 * 9001, -5, 5, d, 3);
+    v[100] = inf;                                          // row 0: +inf
+    v[9001 + 5000] = nan;                                  // row 1: NaN
+    for (size_t i = 2 * 9001; i < 3 * 9001; ++i) v[i] = -inf;  // row 2: all -inf
+    v[3 * 9001 + 9000] = -inf;                             // row 3: one -inf, at the end
+    const Tensor y = make(v, {4, 9001}, d);
+    EXPECT_TRUE(same_as_cpu({y}, [](const auto& in) { return xd::softmax(in[0], 1); }, sum_tol(d))) << name_of(d);
+    EXPECT_TRUE(same_as_cpu({y}, [](const auto& in) { return xd::log_softmax(in[0], 1); }, sum_tol(d))) << name_of(d);
   }
 }
 
