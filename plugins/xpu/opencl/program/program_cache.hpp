@@ -29,6 +29,7 @@ enum class family : int {
   reduce = 1,       // reduce.cl + softmax.cl
   norm = 2,         // rms_norm.cl (keyed on x's and the weight's dtype)
   matmul = 3,       // matmul.cl
+  timestamp = 4,    // one empty kernel, for event timing on drivers whose markers carry no time
 };
 
 struct program_id {

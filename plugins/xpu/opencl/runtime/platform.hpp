@@ -35,6 +35,9 @@ struct device {
   bool cache_objects = false;
   size_t work_group = 256;  // local size of the generic kernels (XD_WG): 256 or the device maximum
   std::unique_ptr<program_cache> programs;
+  // Events time with an empty kernel instead of a marker (runtime/stream.cpp), probed once.
+  std::once_flag timing_once;
+  bool kernel_timestamps = false;
 
   // A queue of the plugin's own, for work that belongs to no stream (mapping pinned memory).
   cl_command_queue aux_queue();

@@ -6,10 +6,13 @@
 // recorded so that a query never waits on commands still sitting in the host-side queue.
 #include "runtime/stream.hpp"
 
+#include "program/program_cache.hpp"
 #include "runtime/host.hpp"
 #include "runtime/runtime.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <string>
 #include <map>
 #include <vector>
 
@@ -144,12 +147,42 @@ xd_status api_event_destroy(void*, int32_t index, xd_event e) {
   });
 }
 
+// Whether a marker's profiling timestamp is usable on this device, probed once: some drivers
+// report no (or a zero) time for markers and barriers. Where it is not, events record an empty
+// kernel instead, whose end time every driver reports. XD_OPENCL_TIMESTAMPS=kernel forces that.
+bool kernel_timestamps(device& d, cl_command_queue q) {
+  std::call_once(d.timing_once, [&] {
+    const char* force = secure_getenv("XD_OPENCL_TIMESTAMPS");
+    if (force != nullptr && std::string(force) == "kernel") {
+      d.kernel_timestamps = true;
+      return;
+    }
+    cl_event marker = nullptr;
+    cl_ulong t = 0;
+    bool ok = clEnqueueMarkerWithWaitList(q, 0, nullptr, &marker) == CL_SUCCESS;
+    ok = ok && clWaitForEvents(1, &marker) == CL_SUCCESS &&
+         clGetEventProfilingInfo(marker, CL_PROFILING_COMMAND_END, sizeof t, &t, nullptr) == CL_SUCCESS && t != 0;
+    if (marker != nullptr) clReleaseEvent(marker);
+    d.kernel_timestamps = !ok;
+    if (!ok) log(XD_LOG_DEBUG, d.name + ": markers carry no timestamps; events record an empty kernel");
+  });
+  return d.kernel_timestamps;
+}
+
 xd_status api_event_record(void*, int32_t index, xd_event e, xd_stream s) {
   return plugin::guarded(host(), [&] {
     event* ev = as_event(e);
     cl_command_queue q = queue_of(index, s);
+    device& d = get_device(index);
     cl_event marker = nullptr;
-    check(clEnqueueMarkerWithWaitList(q, 0, nullptr, &marker), "clEnqueueMarkerWithWaitList");
+    if (kernel_timestamps(d, q)) {
+      auto k = d.programs->kernel({family::timestamp, XD_DTYPE_F32}, "xd_timestamp");
+      const size_t one = 1;
+      check(clEnqueueNDRangeKernel(q, k.get(), 1, nullptr, &one, &one, 0, nullptr, &marker),
+            "clEnqueueNDRangeKernel(xd_timestamp)");
+    } else {
+      check(clEnqueueMarkerWithWaitList(q, 0, nullptr, &marker), "clEnqueueMarkerWithWaitList");
+    }
     clFlush(q);
     const std::lock_guard lock(ev->mutex);
     if (ev->marker != nullptr) clReleaseEvent(ev->marker);
