@@ -274,10 +274,22 @@ inline uchar xd_from_d_b8(double x) { return x != 0.0 ? 1 : 0; }
 #define XD_LD(p, i) XD_DEC((p)[i])
 #define XD_ST(p, i, v) ((p)[i] = XD_ENC(v))
 
+// vload4/vstore4 only assume the scalar's alignment, so compilers emit four scalar accesses; a
+// vector-aligned address takes one wide access instead (V4: the vector type, p: the address).
+#define XD_VLOAD4(V4, p) \
+  ((((ulong)(p)) & (sizeof(V4) - 1)) == 0 ? *(__global const V4*)(p) : vload4(0, (p)))
+#define XD_VSTORE4(V4, v, p)                                  \
+  do {                                                        \
+    if ((((ulong)(p)) & (sizeof(V4) - 1)) == 0)               \
+      *(__global V4*)(p) = (v);                               \
+    else                                                      \
+      vstore4((v), 0, (p));                                   \
+  } while (0)
+
 // Four consecutive elements (any element-aligned address) or four strided/broadcast ones.
 inline CT4 xd_load4(__global const T* p, long o, long s) {
   if (s == 1) {
-    const XD_CAT(T, 4) v = vload4(0, p + o);
+    const XD_CAT(T, 4) v = XD_VLOAD4(XD_CAT(T, 4), p + o);
     return (CT4)(XD_DEC(v.s0), XD_DEC(v.s1), XD_DEC(v.s2), XD_DEC(v.s3));
   }
   if (s == 0) return (CT4)(XD_DEC(p[o]));
@@ -287,7 +299,7 @@ inline CT4 xd_load4(__global const T* p, long o, long s) {
 inline void xd_store4(__global T* p, long o, long s, CT4 v) {
   const XD_CAT(T, 4) e = (XD_CAT(T, 4))(XD_ENC(v.s0), XD_ENC(v.s1), XD_ENC(v.s2), XD_ENC(v.s3));
   if (s == 1) {
-    vstore4(e, 0, p + o);
+    XD_VSTORE4(XD_CAT(T, 4), e, p + o);
   } else {
     p[o] = e.s0;
     p[o + s] = e.s1;
@@ -347,14 +359,14 @@ inline long xd_offset_of(const xd_layout L, int k, ulong i) {
 
 // Four storage values moved bit for bit (copies within a dtype, where).
 inline XD_CAT(T, 4) xd_raw_load4(__global const T* p, long o, long s) {
-  if (s == 1) return vload4(0, p + o);
+  if (s == 1) return XD_VLOAD4(XD_CAT(T, 4), p + o);
   if (s == 0) return (XD_CAT(T, 4))(p[o]);
   return (XD_CAT(T, 4))(p[o], p[o + s], p[o + 2 * s], p[o + 3 * s]);
 }
 
 inline void xd_raw_store4(__global T* p, long o, long s, XD_CAT(T, 4) v) {
   if (s == 1) {
-    vstore4(v, 0, p + o);
+    XD_VSTORE4(XD_CAT(T, 4), v, p + o);
   } else {
     p[o] = v.s0;
     p[o + s] = v.s1;

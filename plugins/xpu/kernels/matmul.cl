@@ -110,10 +110,13 @@ inline CT4 xd_tile4(__global const T* p, long base, long r, long kk, long rs, lo
 __kernel __attribute__((reqd_work_group_size(16, 16, 1))) void xd_gemm_big(
     __global T* c, __global const T* a, __global const T* b, __global const T* in, const xd_gemm G, long row0,
     long batch0) {
-  // A's tile is stored transposed, four rows per work-item: the padding spreads those stores over
-  // banks (a row of 132 floats keeps float4 reads 16-byte aligned).
-  __local CT As[XD_BK][128 + 4];
-  __local CT Bs[XD_BK][128];
+  // Declared as vectors so that the inner loop's reads are single wide local loads. A's tile is
+  // stored transposed, scalar by scalar: a row of 33 vectors (132 scalars) spreads those stores
+  // over banks.
+  __local CT4 As4[XD_BK][33];
+  __local CT4 Bs4[XD_BK][32];
+  __local CT* As = (__local CT*)As4;  // As[kk * 132 + row]
+  __local CT* Bs = (__local CT*)Bs4;  // Bs[kk * 128 + col]
   const int tx = (int)get_local_id(0), ty = (int)get_local_id(1);
   const int t = ty * 16 + tx;
   const long bt = batch0 + (long)get_global_id(2);
@@ -152,21 +155,21 @@ __kernel __attribute__((reqd_work_group_size(16, 16, 1))) void xd_gemm_big(
       const int e = t + 256 * l;
       if (a_along_k) {
         const int r = e / (XD_BK / 4), kq = (e % (XD_BK / 4)) * 4;
-        As[kq][r] = ra[l].s0;
-        As[kq + 1][r] = ra[l].s1;
-        As[kq + 2][r] = ra[l].s2;
-        As[kq + 3][r] = ra[l].s3;
+        As[kq * 132 + r] = ra[l].s0;
+        As[(kq + 1) * 132 + r] = ra[l].s1;
+        As[(kq + 2) * 132 + r] = ra[l].s2;
+        As[(kq + 3) * 132 + r] = ra[l].s3;
       } else {
-        vstore4(ra[l], 0, &As[e / 32][(e % 32) * 4]);
+        As4[e / 32][e % 32] = ra[l];
       }
       if (b_along_n) {
-        vstore4(rb[l], 0, &Bs[e / 32][(e % 32) * 4]);
+        Bs4[e / 32][e % 32] = rb[l];
       } else {
         const int col = e / (XD_BK / 4), kq = (e % (XD_BK / 4)) * 4;
-        Bs[kq][col] = rb[l].s0;
-        Bs[kq + 1][col] = rb[l].s1;
-        Bs[kq + 2][col] = rb[l].s2;
-        Bs[kq + 3][col] = rb[l].s3;
+        Bs[kq * 128 + col] = rb[l].s0;
+        Bs[(kq + 1) * 128 + col] = rb[l].s1;
+        Bs[(kq + 2) * 128 + col] = rb[l].s2;
+        Bs[(kq + 3) * 128 + col] = rb[l].s3;
       }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -175,8 +178,8 @@ __kernel __attribute__((reqd_work_group_size(16, 16, 1))) void xd_gemm_big(
     }
 #pragma unroll
     for (int kk = 0; kk < XD_BK; ++kk) {
-      const CT4 a0 = vload4(0, &As[kk][ty * 4]), a1 = vload4(0, &As[kk][64 + ty * 4]);
-      const CT4 b0 = vload4(0, &Bs[kk][tx * 4]), b1 = vload4(0, &Bs[kk][64 + tx * 4]);
+      const CT4 a0 = As4[kk][ty], a1 = As4[kk][16 + ty];
+      const CT4 b0 = Bs4[kk][tx], b1 = Bs4[kk][16 + tx];
       const CT av[8] = {a0.s0, a0.s1, a0.s2, a0.s3, a1.s0, a1.s1, a1.s2, a1.s3};
       const CT bv[8] = {b0.s0, b0.s1, b0.s2, b0.s3, b1.s0, b1.s1, b1.s2, b1.s3};
 #pragma unroll

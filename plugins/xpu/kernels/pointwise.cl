@@ -52,8 +52,9 @@
     if (r.n == XD_VEC && so == 1) {                                                                     \
       const CT4 x = xd_load4(a, r.o[1], sa);                                                            \
       const CT4 y = xd_load4(b, r.o[2], sb);                                                            \
-      vstore4((uchar4)((uchar)(x.s0 OP y.s0), (uchar)(x.s1 OP y.s1), (uchar)(x.s2 OP y.s2), (uchar)(x.s3 OP y.s3)), \
-              0, out + r.o[0]);                                                                         \
+      XD_VSTORE4(uchar4,                                                                                \
+                 (uchar4)((uchar)(x.s0 OP y.s0), (uchar)(x.s1 OP y.s1), (uchar)(x.s2 OP y.s2), (uchar)(x.s3 OP y.s3)), \
+                 out + r.o[0]);                                                                         \
     } else {                                                                                            \
       for (long j = 0; j < r.n; ++j)                                                                    \
         out[r.o[0] + j * so] = (XD_LD(a, r.o[1] + j * sa) OP XD_LD(b, r.o[2] + j * sb)) ? 1 : 0;        \
@@ -126,11 +127,12 @@ __kernel void xd_copy_same(__global T* out, __global const T* a, const xd_layout
     const long so = L.stride[0][0], sa = L.stride[1][0];                                              \
     if (r.n == XD_VEC && so == 1) {                                                                   \
       const CT4 x = xd_load4(a, r.o[1], sa);                                                          \
-      vstore4((XD_CAT(XD_CAT(xd_T_, D), 4))(XD_CAT3(xd_from_, XD_KIND, XD_CAT(_, D))(x.s0),           \
-                                            XD_CAT3(xd_from_, XD_KIND, XD_CAT(_, D))(x.s1),           \
-                                            XD_CAT3(xd_from_, XD_KIND, XD_CAT(_, D))(x.s2),           \
-                                            XD_CAT3(xd_from_, XD_KIND, XD_CAT(_, D))(x.s3)),          \
-              0, out + r.o[0]);                                                                       \
+      XD_VSTORE4(XD_CAT(XD_CAT(xd_T_, D), 4),                                                         \
+                 (XD_CAT(XD_CAT(xd_T_, D), 4))(XD_CAT3(xd_from_, XD_KIND, XD_CAT(_, D))(x.s0),          \
+                                               XD_CAT3(xd_from_, XD_KIND, XD_CAT(_, D))(x.s1),          \
+                                               XD_CAT3(xd_from_, XD_KIND, XD_CAT(_, D))(x.s2),          \
+                                               XD_CAT3(xd_from_, XD_KIND, XD_CAT(_, D))(x.s3)),         \
+                 out + r.o[0]);                                                                       \
     } else {                                                                                          \
       for (long j = 0; j < r.n; ++j)                                                                  \
         out[r.o[0] + j * so] = XD_CAT3(xd_from_, XD_KIND, XD_CAT(_, D))(XD_LD(a, r.o[1] + j * sa));   \

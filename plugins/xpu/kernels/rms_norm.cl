@@ -46,7 +46,7 @@ inline CT xd_rms_wg_sum(CT v, __local CT* scratch) {
 inline CT4 xd_roww4(__global const WT* w, long o, long j, long n, int has_w) {
   if (!has_w) return (CT4)((CT)1);
   if (j + 4 <= n) {
-    const XD_CAT(WT, 4) v = vload4(0, w + o + j);
+    const XD_CAT(WT, 4) v = XD_VLOAD4(XD_CAT(WT, 4), w + o + j);
     return (CT4)(XD_WDEC(v.s0), XD_WDEC(v.s1), XD_WDEC(v.s2), XD_WDEC(v.s3));
   }
   CT4 v = (CT4)((CT)0);
@@ -186,7 +186,7 @@ __kernel __attribute__((reqd_work_group_size(XD_WG, 1, 1))) void xd_rms_norm_bac
       for (int k = 0; k < XD_ROW_ITEMS; ++k) {
         const long j = ((long)k * XD_WG + lid) * 4;
         if (j + 4 <= n) {
-          vstore4(dw[k], 0, mine + j);
+          XD_VSTORE4(CT4, dw[k], mine + j);
         } else if (j < n) {
           mine[j] = dw[k].s0;
           if (j + 1 < n) mine[j + 1] = dw[k].s1;
