@@ -2,8 +2,10 @@
 // (family norm), so a weight of another floating dtype builds one more program, not a runtime
 // switch in the inner loop.
 #include "kernels/register.hpp"
+#include "runtime/host.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace xd::ocl {
 namespace {
@@ -22,6 +24,23 @@ void check_rstd(const xd_view& rstd, const xd_view& x, int lead) {
   for (int d = 0; ok && d < x.ndim; ++d) ok = rstd.sizes[d] == (d < lead ? x.sizes[d] : 1);
   if (!ok) invalid("rms_norm rstd must have shape x.shape[:axis] + [1]*normalized_ndim");
   check_dtype(rstd, x.dtype == XD_DTYPE_F64 ? XD_DTYPE_F64 : XD_DTYPE_F32, "rms_norm rstd");
+}
+
+// Work-groups per compute unit of the backward pass when dw is wanted: 2 by default (two 256-wide
+// groups fit on every GPU we know of), XD_OPENCL_RMS_BWD_GROUPS_PER_CU to tune a device.
+int64_t groups_per_cu_with_dw() {
+  static const int64_t n = [] {
+    const char* v = secure_getenv("XD_OPENCL_RMS_BWD_GROUPS_PER_CU");
+    if (v == nullptr || *v == '\0') return int64_t{2};
+    char* end = nullptr;
+    const long parsed = std::strtol(v, &end, 10);
+    if (*end != '\0' || parsed < 1 || parsed > 64) {
+      log(XD_LOG_WARN, std::string("XD_OPENCL_RMS_BWD_GROUPS_PER_CU='") + v + "' is not a number in [1, 64]; using 2");
+      return int64_t{2};
+    }
+    return static_cast<int64_t>(parsed);
+  }();
+  return n;
 }
 
 const int64_t* zero_strides() {
@@ -106,9 +125,11 @@ xd_status run_rms_norm_backward(const xd_kernel_call* c) {
       return;
     }
     // Work-groups walk rows with a stride. With dw wanted, each keeps an n-long partial, so their
-    // number is a trade between filling the device and the partials' traffic.
+    // number trades filling the device against the partials' traffic; it should also stay within
+    // one wave (every group resident at once: each has the same number of rows, so a second,
+    // partial wave would double the time).
     const int64_t cus = std::max<uint32_t>(dev.compute_units, 1);
-    const int64_t groups = std::min<int64_t>(rows, (dw != nullptr ? 4 : 8) * cus);
+    const int64_t groups = std::min<int64_t>(rows, (dw != nullptr ? groups_per_cu_with_dw() : 8) * cus);
     const size_t csize = x.dtype == XD_DTYPE_F64 ? 8 : 4;
     scratch part{mem_of(x), 0};
     cl_long poff = 0;
