@@ -194,6 +194,19 @@ TEST(OpenclPointwise, FillAndArangeMatchTheCpuInEveryDtype) {
   }
 }
 
+TEST(OpenclPointwise, EightDimensionalPermutedViewsMatchTheCpu) {
+  for (Dtype d : usable({Dtype::f32, Dtype::i64, Dtype::bf16})) {
+    const Tensor a = random_tensor({2, 3, 1, 2, 3, 2, 1, 5}, d, 30);
+    const Tensor b = random_tensor({5, 1, 2, 3, 1, 1, 3, 2}, d, 31);
+    EXPECT_TRUE(same_as_cpu({a, b}, [](const auto& in) {
+      return xd::add(in[0].permute({7, 6, 5, 4, 3, 2, 1, 0}), in[1].permute({0, 1, 2, 3, 4, 5, 6, 7}).transpose(1, 6));
+    }, kExact)) << name_of(d);
+    EXPECT_TRUE(same_as_cpu({a}, [](const auto& in) { return xd::sum(in[0].permute({3, 1, 7, 0, 2, 5, 4, 6}), {0, 2, 5}); },
+                            sum_tol(d)))
+        << name_of(d);
+  }
+}
+
 TEST(OpenclPointwise, OutputsCanBeWrittenThroughStridedViews) {
   for (Dtype d : usable({Dtype::f32, Dtype::f16, Dtype::i32})) {
     const Tensor src = random_tensor({6, 5}, d, 21);
