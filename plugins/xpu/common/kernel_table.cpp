@@ -111,4 +111,18 @@ std::vector<std::string> compiled_but_unused(int32_t dtype, bool fp64) {
   return out;
 }
 
+std::vector<std::string> launcher_pending(const std::string& source, int32_t dtype) {
+  if (!is_floating(dtype)) return {};  // xpu_variants.cmake builds these sources for floats only
+  if (source == "reduce") {
+    std::vector<std::string> out;
+    for (const char* op : {"sum", "mean", "amax", "amin", "argmax"})
+      for (const char* part : {"_group", "_finish", "_lane"}) out.push_back(std::string("xd_") + op + part);
+    return out;
+  }
+  if (source == "softmax") return {"xd_softmax_row", "xd_softmax_lane", "xd_log_softmax_row", "xd_log_softmax_lane"};
+  if (source == "rms_norm") return {"xd_rms_norm", "xd_rms_norm_backward", "xd_rms_norm_dw"};
+  if (source == "matmul") return {"xd_gemm_tiled", "xd_gemm_big"};
+  return {};
+}
+
 }  // namespace xd::xpu
