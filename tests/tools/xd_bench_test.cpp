@@ -1,0 +1,158 @@
+// xd-bench as a user runs it: results land in JSON and CSV with the traffic / flop model applied
+// to the measured median, unregistered (op, dtype) pairs are skipped rather than failed, bad
+// options exit 2 saying what was wrong, and --startup reports cold and warm child processes.
+// Nothing here judges a time: performance claims live in docs/performance.md.
+#include <nlohmann/json.hpp>
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int status;
+  std::string output;
+};
+
+Result run(const std::string& args) {
+  const std::string cmd = "env -u XD_BACKEND -u XD_DEVICES " XD_BENCH_BIN " " + args + " 2>&1";
+  Result r{-1, ""};
+  FILE* p = popen(cmd.c_str(), "r");
+  if (p == nullptr) return r;
+  std::array<char, 4096> buf{};
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.output.append(buf.data(), n);
+  const int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+class TempDir {
+ public:
+  TempDir() {
+    path_ = fs::temp_directory_path() / ("xd-bench-test-" + std::to_string(getpid()) + "-" +
+                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(path_);
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
+
+ private:
+  fs::path path_;
+};
+
+nlohmann::json read_json(const std::string& path) {
+  std::ifstream f(path);
+  return nlohmann::json::parse(f);
+}
+
+// Cheap defaults for every run here: few reps, a small copy reference.
+const std::string k_fast = " --reps 3 --warmup 1 --copy-mib 4";
+
+TEST(XdBench, JsonAndCsvCarryEveryMeasurementWithTheTrafficModelApplied) {
+  TempDir dir;
+  const Result r = run("--backend cpu --op copy --op add --op add_broadcast --op rms_norm --size 96x40" + k_fast +
+                       " --json " + (dir / "b.json") + " --csv " + (dir / "b.csv"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto j = read_json(dir / "b.json");
+  ASSERT_EQ(j["devices"].size(), 1u);
+  const double copy = j["devices"][0]["copy_gbps"].get<double>();
+  EXPECT_GT(copy, 0);
+  ASSERT_EQ(j["results"].size(), 4u);
+  const double n = 96 * 40;
+  // bytes = each input read once + each output written once, in its own dtype.
+  const std::map<std::string, double> bytes = {{"copy", 2 * n * 4},
+                                               {"add", 3 * n * 4},
+                                               {"add_broadcast", (2 * n + 40) * 4},
+                                               {"rms_norm", (2 * n + 40) * 4 + 96 * 4}};
+  for (const auto& x : j["results"]) {
+    const std::string op = x["op"];
+    SCOPED_TRACE(op);
+    EXPECT_EQ(x["status"], "ok");
+    EXPECT_EQ(x["reps"], 3);
+    EXPECT_EQ(x["size"], "96x40");
+    const double med = x["median_ms"].get<double>();
+    ASSERT_GT(med, 0);
+    EXPECT_LE(x["min_ms"].get<double>(), med);
+    EXPECT_NEAR(x["gbps"].get<double>() * med * 1e6, bytes.at(op), 1e-6 * bytes.at(op));
+    EXPECT_NEAR(x["copy_fraction"].get<double>(), x["gbps"].get<double>() / copy, 1e-9);
+    ASSERT_FALSE(x["kernels"].empty());  // which kernel the time belongs to
+    EXPECT_EQ(x["kernels"][0].get<std::string>().rfind("cpu.", 0), 0u);
+  }
+  std::ifstream csv(dir / "b.csv");
+  std::string line;
+  int lines = 0;
+  while (std::getline(csv, line)) ++lines;
+  EXPECT_EQ(lines, 5);  // header + 4
+}
+
+TEST(XdBench, MatmulReportsGflopsFromTwoMNK) {
+  TempDir dir;
+  const Result r = run("--backend cpu --op mm --op bmm --size 2x24x40x16" + k_fast + " --json " + (dir / "m.json"));
+  // mm takes MxNxK: a 4-d size is a usage error naming the workload.
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("mm: --size '2x24x40x16': matmul takes MxNxK"), std::string::npos) << r.output;
+
+  const Result ok = run("--backend cpu --op mm --size 24x40x16" + k_fast + " --json " + (dir / "m.json"));
+  ASSERT_EQ(ok.status, 0) << ok.output;
+  const auto j = read_json(dir / "m.json");
+  ASSERT_EQ(j["results"].size(), 1u);
+  const auto& x = j["results"][0];
+  EXPECT_NEAR(x["gflops"].get<double>() * x["median_ms"].get<double>() * 1e6, 2.0 * 24 * 40 * 16, 1e-3);
+}
+
+TEST(XdBench, DtypesTheBackendDoesNotRegisterAreSkippedNotFailed) {
+  TempDir dir;
+  // div is floating only; i32 has no kernel anywhere.
+  const Result r = run("--backend cpu --op div --dtype i32 --size 8" + k_fast + " --json " + (dir / "d.json"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(read_json(dir / "d.json")["results"].empty());
+}
+
+TEST(XdBench, UsageErrorsExitTwoSayingWhatWasWrong) {
+  const std::pair<std::string, std::string> cases[] = {
+      {"--op nosuch", "unknown workload 'nosuch'"},
+      {"--dtype f17", "f17"},
+      {"--size 4x", "ends with 'x'"},
+      {"--size 4y4", "expected dims like 4096x4096"},
+      {"--backend nosuch", "available backends: cpu"},
+      {"--reps 0", "--reps must be at least 1"},
+      {"--frobnicate", "unrecognised option"},
+  };
+  for (const auto& [args, message] : cases) {
+    SCOPED_TRACE(args);
+    const Result r = run(args);
+    EXPECT_EQ(r.status, 2) << r.output;
+    EXPECT_NE(r.output.find(message), std::string::npos) << r.output;
+  }
+}
+
+TEST(XdBench, StartupReportsColdAndWarmChildProcesses) {
+  TempDir dir;
+  const Result r = run("--backend cpu --op add --op sum --size 64 --startup" + k_fast + " --json " + (dir / "s.json"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("startup (cold"), std::string::npos) << r.output;
+  const auto j = read_json(dir / "s.json");
+  ASSERT_EQ(j["startup"].size(), 2u);
+  for (const auto& s : j["startup"]) {
+    EXPECT_EQ(s["backend"], "cpu");
+    for (const char* key : {"cold_first_kernel_ms", "warm_first_kernel_ms", "cold_first_call_ms", "warm_first_call_ms",
+                            "steady_call_ms"})
+      EXPECT_GT(s[key].get<double>(), 0) << key;
+  }
+  EXPECT_EQ(j["startup"][0]["op"], "add");
+  EXPECT_EQ(j["startup"][1]["op"], "sum");
+}
+
+}  // namespace

@@ -1,0 +1,238 @@
+// xd-bench: per op x backend x dtype x size, the median time of N calls after warm-up, timed
+// with device events; GB/s under the traffic model of workload.hpp (or GFLOP/s for matmul); and
+// that as a fraction of the device's copy bandwidth, measured in the same run by the copy kernel.
+// With --startup, cold vs warm start through the program cache (startup.hpp).
+// docs/performance.md records the figures and the commands that gave them.
+//
+// Exit status: 0 when every selected measurement ran, 1 when one failed (its row says why),
+// 2 on a usage error (bad option, unknown op, dtype or backend, malformed size).
+#include "report.hpp"
+#include "startup.hpp"
+#include "timing.hpp"
+#include "workload.hpp"
+
+#include <xd/xd.hpp>
+
+#include <boost/program_options.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <unistd.h>
+
+namespace po = boost::program_options;
+using namespace xd::bench;
+
+namespace {
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+std::string available_backends() {
+  std::string s;
+  for (const auto& b : xd::backends()) s += (s.empty() ? "" : ", ") + b.name;
+  return s.empty() ? "(none)" : s;
+}
+
+// "opencl" or "opencl:1" -> the device; a usage error that names what is available otherwise.
+xd::Device resolve(const std::string& text) {
+  try {
+    return xd::Device::parse(text);
+  } catch (const xd::Error& e) {
+    throw UsageError(std::string(e.what()) + "\navailable backends: " + available_backends());
+  }
+}
+
+bool registered(const std::string& op, const std::string& backend, xd::Dtype dtype) {
+  for (const auto& k : xd::kernels())
+    if (k.op == op && k.backend == backend && k.dtype == dtype) return true;
+  return false;
+}
+
+struct Options {
+  std::vector<std::string> backends, ops, dtypes, sizes;
+  int reps = 20, warmup = 3;
+  double copy_mib = 256;
+  bool startup = false, list = false;
+  std::string json, csv, startup_child;
+};
+
+Options parse(int argc, char** argv, po::options_description& opts) {
+  Options o;
+  // clang-format off
+  opts.add_options()
+      ("help,h", "this help")
+      ("backend,b", po::value(&o.backends)->composing(), "backend or device to measure, e.g. opencl or opencl:1 (repeatable; default: every available backend)")
+      ("op", po::value(&o.ops)->composing(), "workload (repeatable; default: all; --list shows them)")
+      ("dtype", po::value(&o.dtypes)->composing(), "dtype (repeatable; default: f32)")
+      ("size", po::value(&o.sizes)->composing(), "shape, e.g. 4096x4096; matmul MxNxK or N; bmm BxMxNxK (repeatable; default: per workload)")
+      ("reps", po::value(&o.reps)->default_value(20), "timed calls per measurement (the median is reported)")
+      ("warmup", po::value(&o.warmup)->default_value(3), "untimed calls first")
+      ("copy-mib", po::value(&o.copy_mib)->default_value(256), "MiB the copy-bandwidth reference copies")
+      ("startup", po::bool_switch(&o.startup), "also measure cold vs warm start (two child processes per backend)")
+      ("json", po::value(&o.json), "write every result as JSON to this file")
+      ("csv", po::value(&o.csv), "write every result as CSV to this file")
+      ("list", po::bool_switch(&o.list), "list the workloads and exit")
+      ("startup-child", po::value(&o.startup_child), "(internal) run as the --startup child, writing JSON here");
+  // clang-format on
+  po::variables_map vm;
+  po::store(po::command_line_parser(argc, argv).options(opts).run(), vm);
+  if (vm.count("help")) {
+    std::cout << opts << "\n";
+    std::exit(0);
+  }
+  po::notify(vm);
+  if (o.reps < 1) throw UsageError("--reps must be at least 1");
+  if (o.warmup < 0) throw UsageError("--warmup must not be negative");
+  if (o.copy_mib <= 0) throw UsageError("--copy-mib must be positive");
+  return o;
+}
+
+// The copy kernel's bandwidth on `device`: f32 copy of copy_mib MiB, read + write counted.
+DeviceRow copy_reference(const std::string& backend, xd::Device device, const Options& o) {
+  DeviceRow d;
+  d.backend = backend;
+  d.device = device.str();
+  d.name = device.properties().name;
+  d.driver = device.properties().driver_version;
+  const int64_t n = static_cast<int64_t>(o.copy_mib * 1024 * 1024 / 4);
+  const Prepared p = prepare(*find_workload("copy"), xd::Dtype::f32, {n}, device);
+  const Timing t = measure(p, device, o.warmup, o.reps);
+  d.copy_bytes = p.bytes;
+  d.copy_gbps = p.bytes / (t.median() * 1e6);
+  return d;
+}
+
+int run(const Options& o, const std::vector<std::string>& args) {
+  std::vector<std::string> backends = o.backends;
+  if (backends.empty())
+    for (const auto& b : xd::backends()) backends.push_back(b.name);
+  std::vector<const WorkloadInfo*> selected;
+  if (o.ops.empty())
+    for (const auto& w : workloads()) selected.push_back(&w);
+  for (const auto& name : o.ops) {
+    const WorkloadInfo* w = find_workload(name);
+    if (w == nullptr) throw UsageError("unknown workload '" + name + "'; xd-bench --list shows them");
+    selected.push_back(w);
+  }
+  std::vector<xd::Dtype> dtypes;
+  for (const auto& name : o.dtypes) {
+    try {
+      dtypes.push_back(xd::parse_dtype(name));
+    } catch (const xd::Error& e) {
+      throw UsageError(e.what());
+    }
+  }
+  if (dtypes.empty()) dtypes.push_back(xd::Dtype::f32);
+  // Sizes per workload, parsed up front so that a malformed one is a usage error before any run.
+  std::vector<std::vector<std::vector<int64_t>>> sizes;
+  for (const WorkloadInfo* w : selected) {
+    std::vector<std::vector<int64_t>> s;
+    try {
+      for (const auto& text : o.sizes) s.push_back(parse_size(text, w->kind));
+    } catch (const xd::Error& e) {
+      throw UsageError(w->name + ": " + e.what());
+    }
+    if (s.empty()) s.push_back(w->default_size);
+    sizes.push_back(std::move(s));
+  }
+
+  if (!o.startup_child.empty()) {
+    if (backends.size() != 1) throw UsageError("--startup-child takes exactly one --backend");
+    StartupJob job{backends[0], selected, dtypes, {}};
+    for (const auto& s : sizes) job.sizes.push_back(s.front());
+    run_startup_child(job, o.startup_child);
+    return 0;
+  }
+
+  std::vector<xd::Device> devices;
+  for (const auto& b : backends) devices.push_back(resolve(b));
+
+  Report report;
+  report.warmup = o.warmup;
+  const bool tty = isatty(fileno(stderr)) != 0;
+  bool failed = false;
+  for (size_t bi = 0; bi < backends.size(); ++bi) {
+    const xd::Device device = devices[bi];
+    const std::string& backend = device.backend();
+    report.devices.push_back(copy_reference(backend, device, o));
+    const double copy_gbps = report.devices.back().copy_gbps;
+    for (size_t wi = 0; wi < selected.size(); ++wi) {
+      const WorkloadInfo& w = *selected[wi];
+      for (xd::Dtype dtype : dtypes) {
+        if (!registered(w.op, backend, dtype)) continue;  // not an error: the backend has no such kernel
+        for (const auto& size : sizes[wi]) {
+          ResultRow r;
+          r.backend = backend;
+          r.op = w.name;
+          r.dtype = xd::dtype_name(dtype);
+          r.size = format_size(size);
+          r.reps = o.reps;
+          if (tty) std::fprintf(stderr, "\r\033[K%s %s %s %s", backend.c_str(), w.name.c_str(), r.dtype.c_str(), r.size.c_str());
+          try {
+            const Prepared p = prepare(w, dtype, size, device);
+            const Timing t = measure(p, device, o.warmup, o.reps);
+            r.median_ms = t.median();
+            r.min_ms = t.min();
+            r.device_clock = t.device_clock;
+            r.kernels = t.kernels;
+            r.gbps = r.median_ms > 0 ? p.bytes / (r.median_ms * 1e6) : 0;
+            r.gflops = r.median_ms > 0 ? p.flops / (r.median_ms * 1e6) : 0;
+            r.copy_fraction = copy_gbps > 0 ? r.gbps / copy_gbps : 0;
+          } catch (const xd::Error& e) {
+            r.status = std::string("error: ") + e.what();
+            failed = true;
+          }
+          report.rows.push_back(std::move(r));
+        }
+      }
+    }
+    if (tty) std::fprintf(stderr, "\r\033[K");
+    if (o.startup) {
+      StartupJob job{backends[bi], selected, dtypes, {}};
+      for (const auto& s : sizes) job.sizes.push_back(s.front());
+      std::vector<std::string> child = {args[0], "--backend", backends[bi]};
+      for (const WorkloadInfo* w : selected) child.insert(child.end(), {"--op", w->name});
+      for (xd::Dtype d : dtypes) child.insert(child.end(), {"--dtype", xd::dtype_name(d)});
+      for (const auto& s : o.sizes) child.insert(child.end(), {"--size", s});
+      try {
+        for (auto& row : measure_startup(job, child)) report.startup.push_back(std::move(row));
+      } catch (const xd::Error& e) {
+        std::fprintf(stderr, "xd-bench: startup on %s: %s\n", backends[bi].c_str(), e.what());
+        failed = true;
+      }
+    }
+  }
+  print_table(report);
+  if (!o.json.empty()) write_json(report, o.json);
+  if (!o.csv.empty()) write_csv(report, o.csv);
+  return failed ? 1 : 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  po::options_description opts("xd-bench: time ops per backend, dtype and size (docs/performance.md)");
+  try {
+    const Options o = parse(argc, argv, opts);
+    if (o.list) {
+      for (const auto& w : workloads())
+        std::printf("%-18s op %-18s default size %s\n", w.name.c_str(), w.op.c_str(), format_size(w.default_size).c_str());
+      return 0;
+    }
+    return run(o, std::vector<std::string>(argv, argv + argc));
+  } catch (const po::error& e) {
+    std::fprintf(stderr, "xd-bench: %s\n%s", e.what(), "run xd-bench --help for the options\n");
+    return 2;
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "xd-bench: %s\n", e.what());
+    return 2;
+  } catch (const xd::BackendError& e) {
+    std::fprintf(stderr, "xd-bench: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "xd-bench: %s\n", e.what());
+    return 1;
+  }
+}

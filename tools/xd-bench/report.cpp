@@ -1,0 +1,108 @@
+#include "report.hpp"
+
+#include <xd/error.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+namespace xd::bench {
+
+namespace {
+
+std::string fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : "+") + x;
+  return s;
+}
+
+void open_or_throw(std::ofstream& f, const std::string& path) {
+  f.open(path);
+  if (!f) throw ValueError("cannot write " + path);
+}
+
+}  // namespace
+
+void print_table(const Report& r) {
+  for (const auto& d : r.devices)
+    std::printf("%-10s %-10s %s (%s): copy %.1f GB/s (%.0f MiB copied, median)\n", d.backend.c_str(), d.device.c_str(),
+                d.name.c_str(), d.driver.c_str(), d.copy_gbps, d.copy_bytes / 2 / (1 << 20));
+  if (!r.rows.empty()) {
+    std::printf("\n%-10s %-18s %-5s %-14s %10s %10s %9s %9s %6s  %s\n", "backend", "op", "dtype", "size", "median ms",
+                "min ms", "GB/s", "GFLOP/s", "%copy", "kernels");
+    for (const auto& x : r.rows) {
+      if (x.status != "ok") {
+        std::printf("%-10s %-18s %-5s %-14s %s\n", x.backend.c_str(), x.op.c_str(), x.dtype.c_str(), x.size.c_str(),
+                    x.status.c_str());
+        continue;
+      }
+      // Matmul is judged by GFLOP/s; its fraction of copy bandwidth means nothing.
+      const std::string gflops = x.gflops > 0 ? fixed(x.gflops, 0) : "-";
+      const std::string copy = x.gflops > 0 ? "-" : fixed(100 * x.copy_fraction, 0) + "%";
+      std::printf("%-10s %-18s %-5s %-14s %10.4f %10.4f %9.1f %9s %6s  %s%s\n", x.backend.c_str(), x.op.c_str(),
+                  x.dtype.c_str(), x.size.c_str(), x.median_ms, x.min_ms, x.gbps, gflops.c_str(), copy.c_str(),
+                  join(x.kernels).c_str(),
+                  x.device_clock ? "" : " (host clock)");
+    }
+  }
+  if (!r.startup.empty()) {
+    std::printf("\nstartup (cold: empty XD_CACHE_DIR, warm: the same directory again; separate processes)\n");
+    std::printf("%-10s %-18s %-5s %14s %14s %14s %14s %10s\n", "backend", "op", "dtype", "cold 1st krnl", "warm 1st krnl",
+                "cold 1st call", "warm 1st call", "steady");
+    for (const auto& s : r.startup)
+      std::printf("%-10s %-18s %-5s %11.1f ms %11.1f ms %11.1f ms %11.1f ms %7.3f ms\n", s.backend.c_str(), s.op.c_str(),
+                  s.dtype.c_str(), s.cold_first_kernel_ms, s.warm_first_kernel_ms, s.cold_first_call_ms,
+                  s.warm_first_call_ms, s.steady_call_ms);
+  }
+}
+
+void write_json(const Report& r, const std::string& path) {
+  nlohmann::json j;
+  j["warmup"] = r.warmup;
+  j["devices"] = nlohmann::json::array();
+  for (const auto& d : r.devices)
+    j["devices"].push_back({{"backend", d.backend}, {"device", d.device}, {"name", d.name}, {"driver", d.driver},
+                            {"copy_gbps", d.copy_gbps}, {"copy_bytes", d.copy_bytes}});
+  j["results"] = nlohmann::json::array();
+  for (const auto& x : r.rows)
+    j["results"].push_back({{"backend", x.backend}, {"op", x.op}, {"dtype", x.dtype}, {"size", x.size},
+                            {"status", x.status}, {"reps", x.reps}, {"median_ms", x.median_ms}, {"min_ms", x.min_ms},
+                            {"gbps", x.gbps}, {"gflops", x.gflops}, {"copy_fraction", x.copy_fraction},
+                            {"device_clock", x.device_clock}, {"kernels", x.kernels}});
+  j["startup"] = nlohmann::json::array();
+  for (const auto& s : r.startup)
+    j["startup"].push_back({{"backend", s.backend}, {"op", s.op}, {"dtype", s.dtype},
+                            {"cold_first_kernel_ms", s.cold_first_kernel_ms}, {"warm_first_kernel_ms", s.warm_first_kernel_ms},
+                            {"cold_first_call_ms", s.cold_first_call_ms}, {"warm_first_call_ms", s.warm_first_call_ms},
+                            {"steady_call_ms", s.steady_call_ms}});
+  std::ofstream f;
+  open_or_throw(f, path);
+  f << j.dump(2) << "\n";
+}
+
+void write_csv(const Report& r, const std::string& path) {
+  std::ofstream f;
+  open_or_throw(f, path);
+  f << "backend,op,dtype,size,status,reps,median_ms,min_ms,gbps,gflops,copy_gbps,copy_fraction,kernels\n";
+  for (const auto& x : r.rows) {
+    double copy = 0;
+    for (const auto& d : r.devices)
+      if (d.backend == x.backend) copy = d.copy_gbps;
+    std::string status = x.status;
+    for (char& c : status)
+      if (c == ',' || c == '\n') c = ';';
+    f << x.backend << ',' << x.op << ',' << x.dtype << ',' << x.size << ',' << status << ',' << x.reps << ','
+      << x.median_ms << ',' << x.min_ms << ',' << x.gbps << ',' << x.gflops << ',' << copy << ',' << x.copy_fraction
+      << ',' << join(x.kernels) << '\n';
+  }
+}
+
+}  // namespace xd::bench

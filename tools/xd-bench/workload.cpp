@@ -1,0 +1,246 @@
+#include "workload.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <numeric>
+
+namespace xd::bench {
+
+namespace {
+
+const std::vector<int64_t> k_tensor = {4096, 4096};  // 64 MiB of f32
+const std::vector<int64_t> k_gemm = {2048, 2048, 2048};
+const std::vector<int64_t> k_bgemm = {16, 512, 512, 512};
+
+}  // namespace
+
+const std::vector<WorkloadInfo>& workloads() {
+  static const std::vector<WorkloadInfo> all = [] {
+    std::vector<WorkloadInfo> w;
+    w.push_back({"copy", "copy", Kind::copy, k_tensor});
+    for (const char* op : {"fill", "arange", "rand", "randn"}) w.push_back({op, op, Kind::creation, k_tensor});
+    for (const char* op : {"neg", "abs", "exp", "log", "sqrt", "rsqrt", "relu", "gelu", "silu", "sigmoid", "tanh", "pow"})
+      w.push_back({op, op, Kind::unary, k_tensor});
+    for (const char* op : {"add", "sub", "mul", "div", "eq", "lt", "gt"}) w.push_back({op, op, Kind::binary, k_tensor});
+    w.push_back({"add_broadcast", "add", Kind::broadcast, k_tensor});
+    w.push_back({"where", "where", Kind::where, k_tensor});
+    for (const char* op : {"sum", "mean", "amax", "amin", "argmax"}) w.push_back({op, op, Kind::reduction, k_tensor});
+    for (const char* op : {"softmax", "log_softmax"}) w.push_back({op, op, Kind::softmax, k_tensor});
+    w.push_back({"rms_norm", "rms_norm", Kind::norm, k_tensor});
+    w.push_back({"rms_norm_backward", "rms_norm_backward", Kind::norm_backward, k_tensor});
+    for (const char* op : {"mm", "addmm"}) w.push_back({op, op, Kind::matmul, k_gemm});
+    for (const char* op : {"bmm", "baddbmm"}) w.push_back({op, op, Kind::batched, k_bgemm});
+    return w;
+  }();
+  return all;
+}
+
+const WorkloadInfo* find_workload(const std::string& name) {
+  for (const auto& w : workloads())
+    if (w.name == name) return &w;
+  return nullptr;
+}
+
+std::vector<int64_t> parse_size(const std::string& text, Kind kind) {
+  std::vector<int64_t> dims;
+  const char* p = text.data();
+  const char* end = p + text.size();
+  while (p < end) {
+    int64_t v = 0;
+    auto [next, ec] = std::from_chars(p, end, v);
+    if (ec != std::errc() || v < 0) throw ValueError("--size '" + text + "': expected dims like 4096x4096");
+    dims.push_back(v);
+    p = next;
+    if (p < end) {
+      if (*p != 'x') throw ValueError("--size '" + text + "': expected dims like 4096x4096");
+      ++p;
+      if (p == end) throw ValueError("--size '" + text + "': ends with 'x'");
+    }
+  }
+  if (dims.empty()) throw ValueError("--size is empty");
+  if (kind == Kind::matmul) {
+    if (dims.size() == 1) dims = {dims[0], dims[0], dims[0]};
+    if (dims.size() != 3) throw ValueError("--size '" + text + "': matmul takes MxNxK (or one number for a cube)");
+  } else if (kind == Kind::batched) {
+    if (dims.size() != 4) throw ValueError("--size '" + text + "': batched matmul takes BxMxNxK");
+  }
+  return dims;
+}
+
+std::string format_size(const std::vector<int64_t>& size) {
+  std::string s;
+  for (size_t i = 0; i < size.size(); ++i) s += (i ? "x" : "") + std::to_string(size[i]);
+  return s;
+}
+
+namespace {
+
+double bytes_per(Dtype d) { return static_cast<double>(xd::itemsize(d)); }
+
+int64_t count(const std::vector<int64_t>& s) {
+  return std::accumulate(s.begin(), s.end(), int64_t{1}, std::multiplies<>());
+}
+
+// Values in [lo, lo + span) (floats) or small non-negative integers, made on the device.
+Tensor values(const std::vector<int64_t>& size, Dtype dtype, Device device, double lo = 0.0, double span = 1.0) {
+  Tensor u = rand(size, Dtype::f32, device);
+  if (dtype == Dtype::boolean) return lt(u, full({1}, 0.5, Dtype::f32, device));
+  if (!is_floating(dtype)) span = 100.0;
+  u = add(mul(u, full({1}, span, Dtype::f32, device)), full({1}, lo, Dtype::f32, device));
+  return u.to(dtype);
+}
+
+void need_rank(const WorkloadInfo& w, const std::vector<int64_t>& size) {
+  if (size.empty()) throw ValueError(w.name + " needs a size of rank >= 1");
+}
+
+}  // namespace
+
+Prepared prepare(const WorkloadInfo& w, Dtype dtype, const std::vector<int64_t>& size, Device device) {
+  Prepared p;
+  const double s = bytes_per(dtype);
+  switch (w.kind) {
+    case Kind::copy: {
+      need_rank(w, size);
+      Tensor src = values(size, dtype, device);
+      Tensor dst = empty(size, dtype, device);
+      p.run = [src, dst]() mutable { dst.copy_(src); };
+      p.bytes = 2.0 * static_cast<double>(count(size)) * s;
+      return p;
+    }
+    case Kind::creation: {
+      need_rank(w, size);
+      const int64_t n = count(size);
+      const std::string op = w.op;
+      p.run = [op, size, dtype, device, n] {
+        if (op == "fill") (void)full(size, 1.5, dtype, device);
+        else if (op == "arange") (void)arange(0.0, static_cast<double>(n), 1.0, dtype, device);
+        else if (op == "rand") (void)rand(size, dtype, device);
+        else (void)randn(size, dtype, device);
+      };
+      p.bytes = static_cast<double>(n) * s;
+      return p;
+    }
+    case Kind::unary: {
+      need_rank(w, size);
+      // log/sqrt/rsqrt see positive values, so the timing is of the ordinary path.
+      Tensor a = values(size, dtype, device, 0.5, 1.0);
+      const std::string op = w.op;
+      using Fn = Tensor (*)(const Tensor&);
+      Fn fn = op == "neg" ? static_cast<Fn>(neg) : op == "abs" ? static_cast<Fn>(abs) : op == "exp" ? static_cast<Fn>(exp)
+            : op == "log" ? static_cast<Fn>(log) : op == "sqrt" ? static_cast<Fn>(sqrt) : op == "rsqrt" ? static_cast<Fn>(rsqrt)
+            : op == "relu" ? static_cast<Fn>(relu) : op == "silu" ? static_cast<Fn>(silu)
+            : op == "sigmoid" ? static_cast<Fn>(sigmoid) : op == "tanh" ? static_cast<Fn>(tanh) : nullptr;
+      if (op == "gelu") p.run = [a] { (void)gelu(a); };
+      else if (op == "pow") p.run = [a] { (void)pow(a, 2.5); };
+      else p.run = [a, fn] { (void)fn(a); };
+      p.bytes = 2.0 * static_cast<double>(count(size)) * s;
+      return p;
+    }
+    case Kind::binary:
+    case Kind::broadcast: {
+      need_rank(w, size);
+      Tensor a = values(size, dtype, device, 0.5, 1.0);
+      const std::vector<int64_t> bsize = w.kind == Kind::broadcast ? std::vector<int64_t>{size.back()} : size;
+      Tensor b = values(bsize, dtype, device, 0.5, 1.0);
+      using Fn = Tensor (*)(const Tensor&, const Tensor&);
+      const std::string op = w.op;
+      Fn fn = op == "mul" ? static_cast<Fn>(mul) : op == "div" ? static_cast<Fn>(div) : op == "eq" ? static_cast<Fn>(eq)
+            : op == "lt" ? static_cast<Fn>(lt) : op == "gt" ? static_cast<Fn>(gt) : nullptr;
+      if (op == "add") p.run = [a, b] { (void)add(a, b); };
+      else if (op == "sub") p.run = [a, b] { (void)sub(a, b); };
+      else p.run = [a, b, fn] { (void)fn(a, b); };
+      const bool compare = op == "eq" || op == "lt" || op == "gt";
+      const double n = static_cast<double>(count(size));
+      p.bytes = n * s + static_cast<double>(count(bsize)) * s + n * (compare ? 1.0 : s);
+      return p;
+    }
+    case Kind::where: {
+      need_rank(w, size);
+      Tensor c = values(size, Dtype::boolean, device);
+      Tensor a = values(size, dtype, device), b = values(size, dtype, device);
+      p.run = [c, a, b] { (void)where(c, a, b); };
+      const double n = static_cast<double>(count(size));
+      p.bytes = n * (1.0 + 3.0 * s);
+      return p;
+    }
+    case Kind::reduction: {
+      need_rank(w, size);
+      Tensor a = values(size, dtype, device);
+      const int64_t last = static_cast<int64_t>(size.size()) - 1;
+      const std::string op = w.op;
+      Dtype out_dtype = dtype;
+      if (op == "argmax") out_dtype = Dtype::i64;
+      else if (op == "sum" && !is_floating(dtype)) out_dtype = Dtype::i64;
+      if (op == "sum") p.run = [a, last] { (void)sum(a, {last}); };
+      else if (op == "mean") p.run = [a, last] { (void)mean(a, {last}); };
+      else if (op == "amax") p.run = [a, last] { (void)amax(a, {last}); };
+      else if (op == "amin") p.run = [a, last] { (void)amin(a, {last}); };
+      else p.run = [a, last] { (void)argmax(a, last); };
+      const double n = static_cast<double>(count(size));
+      p.bytes = n * s + n / static_cast<double>(std::max<int64_t>(size.back(), 1)) * bytes_per(out_dtype);
+      return p;
+    }
+    case Kind::softmax: {
+      need_rank(w, size);
+      Tensor a = values(size, dtype, device);
+      const int64_t last = static_cast<int64_t>(size.size()) - 1;
+      if (w.op == "softmax") p.run = [a, last] { (void)softmax(a, last); };
+      else p.run = [a, last] { (void)log_softmax(a, last); };
+      p.bytes = 2.0 * static_cast<double>(count(size)) * s;
+      return p;
+    }
+    case Kind::norm:
+    case Kind::norm_backward: {
+      need_rank(w, size);
+      Tensor x = values(size, dtype, device);
+      Tensor weight = values({size.back()}, dtype, device, 0.5, 1.0);
+      const double n = static_cast<double>(count(size));
+      const double rows = n / static_cast<double>(std::max<int64_t>(size.back(), 1));
+      const double rstd_size = dtype == Dtype::f64 ? 8.0 : 4.0;
+      const double wbytes = static_cast<double>(size.back()) * s;
+      if (w.kind == Kind::norm) {
+        p.run = [x, weight, last = size.back()] { (void)rms_norm(x, {last}, weight); };
+        p.bytes = 2.0 * n * s + wbytes + rows * rstd_size;  // x, weight in; y, rstd out
+      } else {
+        auto [y, rstd] = rms_norm(x, {size.back()}, weight);
+        Tensor g = values(size, dtype, device);
+        p.run = [g, x, rstd = rstd, weight, last = size.back()] { (void)rms_norm_backward(g, x, {last}, rstd, weight); };
+        p.bytes = 3.0 * n * s + 2.0 * wbytes + rows * rstd_size;  // g, x, rstd, weight in; dx, dw out
+      }
+      return p;
+    }
+    case Kind::matmul: {
+      const int64_t m = size[0], n = size[1], k = size[2];
+      Tensor a = values({m, k}, dtype, device), b = values({k, n}, dtype, device);
+      if (w.op == "mm") {
+        p.run = [a, b] { (void)mm(a, b); };
+        p.flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+      } else {
+        Tensor c = values({m, n}, dtype, device);
+        p.run = [c, a, b] { (void)addmm(c, a, b, 0.5, 2.0); };
+        p.flops = (2.0 * static_cast<double>(k) + 1.0) * static_cast<double>(m) * static_cast<double>(n);
+      }
+      p.bytes = static_cast<double>(m * k + k * n + (w.op == "mm" ? 1 : 2) * m * n) * s;
+      return p;
+    }
+    case Kind::batched: {
+      const int64_t bt = size[0], m = size[1], n = size[2], k = size[3];
+      Tensor a = values({bt, m, k}, dtype, device), b = values({bt, k, n}, dtype, device);
+      const double mn = static_cast<double>(bt) * static_cast<double>(m) * static_cast<double>(n);
+      if (w.op == "bmm") {
+        p.run = [a, b] { (void)bmm(a, b); };
+        p.flops = 2.0 * mn * static_cast<double>(k);
+      } else {
+        Tensor c = values({bt, m, n}, dtype, device);
+        p.run = [c, a, b] { (void)baddbmm(c, a, b, 0.5, 2.0); };
+        p.flops = (2.0 * static_cast<double>(k) + 1.0) * mn;
+      }
+      p.bytes = (static_cast<double>(bt * (m * k + k * n)) + (w.op == "bmm" ? 1.0 : 2.0) * mn) * s;
+      return p;
+    }
+  }
+  throw ValueError("unknown workload " + w.name);
+}
+
+}  // namespace xd::bench
