@@ -24,42 +24,58 @@ bool is_floating(int32_t d) { return kind_of(d) == kind::floating || kind_of(d) 
 bool is_numeric(int32_t d) { return is_floating(d) || kind_of(d) == kind::integer; }
 bool is_numeric_bool(int32_t d) { return is_numeric(d) || kind_of(d) == kind::boolean; }
 
-// One row per op: the entry point and the dtypes it is registered for.
+// One row per op: its source, the entry points it may launch and the dtypes it is registered for.
 struct row {
   xd_op op;
   const char* source;
-  const char* entry;  // nullptr: COPY, whose entry points depend on the target dtype
+  // nullptr-terminated; all nullptr: COPY, whose entry points depend on the target dtype.
+  const char* entries[4];
   bool (*dtypes)(int32_t);
 };
 
 bool any(int32_t) { return true; }
 
+// The launchers pick among an op's entry points per call (reduce: _group with _finish for split
+// ranges, or _lane; softmax: _row or _lane; matmul: big or tiled), so every one is registered.
 const row kRows[] = {
-    {XD_OP_FILL, "pointwise", "xd_fill", any},
-    {XD_OP_ARANGE, "pointwise", "xd_arange", is_numeric},
-    {XD_OP_COPY, "pointwise", nullptr, any},
-    {XD_OP_ADD, "pointwise", "xd_add", is_numeric},
-    {XD_OP_SUB, "pointwise", "xd_sub", is_numeric},
-    {XD_OP_MUL, "pointwise", "xd_mul", is_numeric},
-    {XD_OP_DIV, "pointwise", "xd_div", is_floating},
-    {XD_OP_POW, "pointwise", "xd_pow", is_floating},
-    {XD_OP_WHERE, "pointwise", "xd_where", is_numeric_bool},
-    {XD_OP_EQ, "pointwise", "xd_eq", is_numeric_bool},
-    {XD_OP_LT, "pointwise", "xd_lt", is_numeric},
-    {XD_OP_GT, "pointwise", "xd_gt", is_numeric},
-    {XD_OP_NEG, "pointwise", "xd_neg", is_numeric},
-    {XD_OP_ABS, "pointwise", "xd_abs", is_numeric},
-    {XD_OP_RELU, "pointwise", "xd_relu", is_numeric},
-    {XD_OP_EXP, "pointwise", "xd_exp", is_floating},
-    {XD_OP_LOG, "pointwise", "xd_log", is_floating},
-    {XD_OP_SQRT, "pointwise", "xd_sqrt", is_floating},
-    {XD_OP_RSQRT, "pointwise", "xd_rsqrt", is_floating},
-    {XD_OP_GELU, "pointwise", "xd_gelu", is_floating},
-    {XD_OP_SILU, "pointwise", "xd_silu", is_floating},
-    {XD_OP_SIGMOID, "pointwise", "xd_sigmoid", is_floating},
-    {XD_OP_TANH, "pointwise", "xd_tanh", is_floating},
-    {XD_OP_RAND, "random", "xd_rand", is_floating},
-    {XD_OP_RANDN, "random", "xd_randn", is_floating},
+    {XD_OP_FILL, "pointwise", {"xd_fill"}, any},
+    {XD_OP_ARANGE, "pointwise", {"xd_arange"}, is_numeric},
+    {XD_OP_COPY, "pointwise", {}, any},
+    {XD_OP_ADD, "pointwise", {"xd_add"}, is_numeric},
+    {XD_OP_SUB, "pointwise", {"xd_sub"}, is_numeric},
+    {XD_OP_MUL, "pointwise", {"xd_mul"}, is_numeric},
+    {XD_OP_DIV, "pointwise", {"xd_div"}, is_floating},
+    {XD_OP_POW, "pointwise", {"xd_pow"}, is_floating},
+    {XD_OP_WHERE, "pointwise", {"xd_where"}, is_numeric_bool},
+    {XD_OP_EQ, "pointwise", {"xd_eq"}, is_numeric_bool},
+    {XD_OP_LT, "pointwise", {"xd_lt"}, is_numeric},
+    {XD_OP_GT, "pointwise", {"xd_gt"}, is_numeric},
+    {XD_OP_NEG, "pointwise", {"xd_neg"}, is_numeric},
+    {XD_OP_ABS, "pointwise", {"xd_abs"}, is_numeric},
+    {XD_OP_RELU, "pointwise", {"xd_relu"}, is_numeric},
+    {XD_OP_EXP, "pointwise", {"xd_exp"}, is_floating},
+    {XD_OP_LOG, "pointwise", {"xd_log"}, is_floating},
+    {XD_OP_SQRT, "pointwise", {"xd_sqrt"}, is_floating},
+    {XD_OP_RSQRT, "pointwise", {"xd_rsqrt"}, is_floating},
+    {XD_OP_GELU, "pointwise", {"xd_gelu"}, is_floating},
+    {XD_OP_SILU, "pointwise", {"xd_silu"}, is_floating},
+    {XD_OP_SIGMOID, "pointwise", {"xd_sigmoid"}, is_floating},
+    {XD_OP_TANH, "pointwise", {"xd_tanh"}, is_floating},
+    {XD_OP_RAND, "random", {"xd_rand"}, is_floating},
+    {XD_OP_RANDN, "random", {"xd_randn"}, is_floating},
+    {XD_OP_SUM, "reduce", {"xd_sum_group", "xd_sum_finish", "xd_sum_lane"}, is_numeric},
+    {XD_OP_MEAN, "reduce", {"xd_mean_group", "xd_mean_finish", "xd_mean_lane"}, is_floating},
+    {XD_OP_AMAX, "reduce", {"xd_amax_group", "xd_amax_finish", "xd_amax_lane"}, is_numeric},
+    {XD_OP_AMIN, "reduce", {"xd_amin_group", "xd_amin_finish", "xd_amin_lane"}, is_numeric},
+    {XD_OP_ARGMAX, "reduce", {"xd_argmax_group", "xd_argmax_finish", "xd_argmax_lane"}, is_numeric},
+    {XD_OP_SOFTMAX, "softmax", {"xd_softmax_row", "xd_softmax_lane"}, is_floating},
+    {XD_OP_LOG_SOFTMAX, "softmax", {"xd_log_softmax_row", "xd_log_softmax_lane"}, is_floating},
+    {XD_OP_RMS_NORM, "rms_norm", {"xd_rms_norm"}, is_floating},
+    {XD_OP_RMS_NORM_BACKWARD, "rms_norm", {"xd_rms_norm_backward", "xd_rms_norm_dw"}, is_floating},
+    {XD_OP_MM, "matmul", {"xd_gemm_tiled", "xd_gemm_big"}, is_floating},
+    {XD_OP_ADDMM, "matmul", {"xd_gemm_tiled", "xd_gemm_big"}, is_floating},
+    {XD_OP_BMM, "matmul", {"xd_gemm_tiled", "xd_gemm_big"}, is_floating},
+    {XD_OP_BADDBMM, "matmul", {"xd_gemm_tiled", "xd_gemm_big"}, is_floating},
 };
 
 }  // namespace
@@ -75,8 +91,9 @@ std::vector<kernel_entry> kernels_for(int32_t dtype, bool fp64) {
   if (dtype_tag(dtype) == nullptr || (dtype == XD_DTYPE_F64 && !fp64)) return out;
   for (const row& r : kRows) {
     if (!r.dtypes(dtype)) continue;
-    if (r.entry != nullptr) {
-      out.push_back({r.op, r.source, r.entry});
+    if (r.entries[0] != nullptr) {
+      for (const char* e : r.entries)
+        if (e != nullptr) out.push_back({r.op, r.source, e});
       continue;
     }
     // COPY: bits moved as they are within a dtype, a cast kernel per other target dtype. The
@@ -111,18 +128,32 @@ std::vector<std::string> compiled_but_unused(int32_t dtype, bool fp64) {
   return out;
 }
 
-std::vector<std::string> launcher_pending(const std::string& source, int32_t dtype) {
-  if (!is_floating(dtype)) return {};  // xpu_variants.cmake builds these sources for floats only
-  if (source == "reduce") {
-    std::vector<std::string> out;
-    for (const char* op : {"sum", "mean", "amax", "amin", "argmax"})
-      for (const char* part : {"_group", "_finish", "_lane"}) out.push_back(std::string("xd_") + op + part);
-    return out;
-  }
-  if (source == "softmax") return {"xd_softmax_row", "xd_softmax_lane", "xd_log_softmax_row", "xd_log_softmax_lane"};
-  if (source == "rms_norm") return {"xd_rms_norm", "xd_rms_norm_backward", "xd_rms_norm_dw"};
-  if (source == "matmul") return {"xd_gemm_tiled", "xd_gemm_big"};
-  return {};
+std::vector<int32_t> weight_dtypes(const std::string& source, int32_t dtype) {
+  // rms_norm.cl reads the weight as XD_WT; the CPU reference takes a weight of any floating dtype
+  // beside a floating x (plugins/cpu/kernels/rms_norm.cpp), so every pair has its module.
+  if (source != "rms_norm" || !is_floating(dtype)) return {};
+  return {XD_DTYPE_F64, XD_DTYPE_F32, XD_DTYPE_F16, XD_DTYPE_BF16};
 }
+
+std::string module_tag(int32_t dtype, int32_t wtype) {
+  const char* tag = dtype_tag(dtype);
+  if (tag == nullptr) return {};
+  if (wtype < 0 || wtype == dtype) return tag;
+  const char* wtag = dtype_tag(wtype);
+  return wtag == nullptr ? std::string() : std::string(tag) + "_" + wtag;
+}
+
+bool parse_module_tag(const std::string& tag, int32_t& dtype, int32_t& wtype) {
+  const size_t cut = tag.find('_');
+  const std::string first = tag.substr(0, cut), second = cut == std::string::npos ? first : tag.substr(cut + 1);
+  dtype = wtype = -1;
+  for (int32_t d = 0; d < XD_DTYPE_COUNT_V1; ++d) {
+    if (first == dtype_tag(d)) dtype = d;
+    if (second == dtype_tag(d)) wtype = d;
+  }
+  return dtype >= 0 && wtype >= 0 && (cut == std::string::npos || dtype != wtype);
+}
+
+bool module_needs_fp64(int32_t dtype, int32_t wtype) { return dtype == XD_DTYPE_F64 || wtype == XD_DTYPE_F64; }
 
 }  // namespace xd::xpu

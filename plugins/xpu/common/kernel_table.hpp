@@ -32,13 +32,22 @@ std::vector<kernel_entry> kernels_for(int32_t dtype, bool fp64);
 std::vector<xd_op> registered_ops(int32_t dtype);
 
 // Entry points the .cl sources compile for `dtype` that no registered op launches; listed so
-// the entry-point test can demand exact equality everywhere else. Each has a reason beside it.
+// the entry-point test can demand exact equality everywhere else. Each has a reason beside it
+// (kernel_table.cpp); every other compiled entry point is launched by a registered op.
 std::vector<std::string> compiled_but_unused(int32_t dtype, bool fp64);
 
-// Entry points of kernels/<source>.cl that the OpenCL plugin launches but the Level Zero plugin
-// has no launcher for yet (reductions, softmax, rms_norm, matmul): compiled, validated and
-// embedded, not registered. Listed by name so that a kernel added to a source without a decision
-// still fails the entry-point test; docs/backends/levelzero.md says which ops this leaves out.
-std::vector<std::string> launcher_pending(const std::string& source, int32_t dtype);
+// Modules keyed on a second dtype: rms_norm.cl is built per (x dtype, weight dtype) with
+// -DXD_WT=<weight tag> (xpu_variants.cmake: XD_XPU_WTAGS_rms_norm), because the weight is read in
+// its own format in the inner loop. The weight dtypes a module of `source` exists for beside x
+// dtype `dtype`; empty for sources keyed on one dtype.
+std::vector<int32_t> weight_dtypes(const std::string& source, int32_t dtype);
+
+// The module tag of (dtype, weight dtype): "f32" when there is no second dtype (wtype < 0) or it
+// equals the first, "f32_bf16" otherwise (x f32, weight bf16); empty for an unknown dtype.
+std::string module_tag(int32_t dtype, int32_t wtype = -1);
+// The inverse: dtype and weight dtype (equal for a one-dtype tag); false for a malformed tag.
+bool parse_module_tag(const std::string& tag, int32_t& dtype, int32_t& wtype);
+// Whether the module of (dtype, wtype) exists only in the fp64 flavour (one of them is f64).
+bool module_needs_fp64(int32_t dtype, int32_t wtype);
 
 }  // namespace xd::xpu

@@ -4,7 +4,7 @@
 
 namespace xd::xpu {
 
-bool make_layout(layout& L, int ndim, const int64_t* sizes, std::initializer_list<operand> ops) {
+bool make_layout(layout& L, int ndim, const int64_t* sizes, std::initializer_list<operand> ops, uint64_t skip) {
   if (ndim > kMaxDims || static_cast<int>(ops.size()) > kMaxOps) return false;
   L = layout{};
   const int nops = static_cast<int>(ops.size());
@@ -13,6 +13,7 @@ bool make_layout(layout& L, int ndim, const int64_t* sizes, std::initializer_lis
   int nd = 0;
   int64_t numel = 1;
   for (int d = ndim - 1; d >= 0; --d) {
+    if ((skip >> d) & 1u) continue;
     const int64_t size = sizes[d];
     if (size == 0) {
       numel = 0;

@@ -1,6 +1,6 @@
 // Host mirrors of the structs the shared kernels take by value (kernels/common.cl: xd_layout,
 // xd_scalars), in plain C++ types so any XPU variant can use them (the Level Zero plugin does;
-// the OpenCL plugin has its own copy in opencl/kernels/layout.hpp with cl_* types, same layout).
+// the OpenCL plugin's cl_layout in opencl/kernels/layout.hpp has the same fields in cl_* types).
 #pragma once
 
 #include <cstdint>
@@ -38,9 +38,11 @@ struct operand {
 };
 
 // The index space of `sizes` (dim 0 outermost) walked by `ops`: size-1 dims dropped, dims merged
-// where every operand is contiguous across them, size[0] the innermost. Returns false when the
-// view has more dims or operands than the kernels take.
-bool make_layout(layout& out, int ndim, const int64_t* sizes, std::initializer_list<operand> ops);
+// where every operand is contiguous across them, size[0] the innermost. Dims whose bit is set in
+// `skip` are left out (the dims a kernel walks itself: reduced dims, softmax's dim, a row).
+// Returns false when the view has more dims or operands than the kernels take.
+bool make_layout(layout& out, int ndim, const int64_t* sizes, std::initializer_list<operand> ops,
+                 uint64_t skip = 0);
 
 scalars make_scalars(double a = 0, double b = 0, int64_t ia = 0, int64_t ib = 0);
 

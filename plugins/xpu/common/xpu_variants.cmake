@@ -14,15 +14,25 @@
 set(XD_XPU_PRELUDE common)
 set(XD_XPU_ALL_TAGS f64 f32 f16 bf16 i8 u8 i32 i64 b8 e4m3 e5m2)
 set(XD_XPU_FLOAT_TAGS f64 f32 f16 bf16)
+set(XD_XPU_NUMERIC_TAGS f64 f32 f16 bf16 i8 u8 i32 i64)
 
 # XD_XPU_TAGS_<source>: the variants of kernels/<source>.cl; a source not listed here is built
 # for every tag (with a warning: add it here so that the build stays small).
 set(XD_XPU_TAGS_pointwise ${XD_XPU_ALL_TAGS})
 set(XD_XPU_TAGS_random ${XD_XPU_FLOAT_TAGS})
-set(XD_XPU_TAGS_reduce ${XD_XPU_FLOAT_TAGS})
+# reduce.cl: sum, amax, amin, argmax are registered for the integer dtypes too (mean is not:
+# the .cl guards it with XD_FLOATING).
+set(XD_XPU_TAGS_reduce ${XD_XPU_NUMERIC_TAGS})
 set(XD_XPU_TAGS_softmax ${XD_XPU_FLOAT_TAGS})
 set(XD_XPU_TAGS_rms_norm ${XD_XPU_FLOAT_TAGS})
 set(XD_XPU_TAGS_matmul ${XD_XPU_FLOAT_TAGS})
+
+# XD_XPU_WTAGS_<source>: a second dtype the source is specialised on (-DXD_WT=<wtag>), for each of
+# its tags. rms_norm.cl reads the weight in its own dtype, and the CPU reference accepts any
+# floating weight beside any floating x, so each (x, weight) pair gets a module, tagged
+# "<tag>_<wtag>" (plain "<tag>" where the two are equal). A pair with f64 on either side exists in
+# the fp64 flavour only. kernel_table.cpp (weight_dtypes) must list the same dtypes.
+set(XD_XPU_WTAGS_rms_norm ${XD_XPU_FLOAT_TAGS})
 
 # The work-group size the reduction kernels are compiled for (-DXD_WG): a build-time constant
 # for SPIR-V, so it must fit every target device; 256 does on every Intel GPU.

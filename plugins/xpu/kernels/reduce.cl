@@ -127,7 +127,9 @@ inline void xd_arg_step(CT* v, long* i, CT w, long j) {
     *i = j;
     return;
   }
-  const int vn = XD_ISNAN(*v), wn = XD_ISNAN(w);
+  // bool, not int: for integers XD_ISNAN is the constant 0, and `&&` on constant ints is an
+  // error under the SPIR-V build's -Werror (-Wconstant-logical-operand).
+  const bool vn = XD_ISNAN(*v), wn = XD_ISNAN(w);
   if (vn && wn) {
     if (j < *i) *i = j;
     return;

@@ -1,24 +1,20 @@
 // The embedded SPIR-V modules against the kernel table: for every module, the set of its
 // OpEntryPoints equals the entry points the plugin registers or launches for its dtype (plus the
-// few the table lists as compiled but unused); and every (source, dtype) the table uses has its
-// modules. Driver-free: it reads the bytes the plugin embeds.
+// few the table lists as compiled but unused, each with a reason there); and every
+// (source, dtype[, weight dtype]) the table uses has its modules. Driver-free: it reads the bytes
+// the plugin embeds.
 #include "kernel_table.hpp"
 #include "spirv/spirv_modules.hpp"
 #include "spirv_reader.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
 
 namespace {
-
-int32_t dtype_of(const std::string& tag) {
-  for (int32_t d = 0; d < XD_DTYPE_COUNT_V1; ++d)
-    if (tag == xd::xpu::dtype_tag(d)) return d;
-  return -1;
-}
 
 std::string join(const std::set<std::string>& s) {
   std::string out;
@@ -38,8 +34,13 @@ TEST(LevelZeroSpirv, EntryPointsEqualTheRegisteredKernelsPerDtype) {
   for (size_t i = 0; i < n; ++i) {
     const auto& m = all[i];
     SCOPED_TRACE(std::string("module ") + m.source + "." + m.tag + (m.fp64 ? ".fp64" : ".base"));
-    const int32_t dtype = dtype_of(m.tag);
-    ASSERT_GE(dtype, 0) << "unknown dtype tag";
+    int32_t dtype = -1, wtype = -1;
+    ASSERT_TRUE(xd::xpu::parse_module_tag(m.tag, dtype, wtype)) << "unknown module tag";
+    if (wtype != dtype) {  // a second dtype only where the source is keyed on one
+      const auto ws = xd::xpu::weight_dtypes(m.source, dtype);
+      EXPECT_NE(std::find(ws.begin(), ws.end(), wtype), ws.end()) << "a weight-dtype module the table does not list";
+    }
+    EXPECT_TRUE(m.fp64 || !xd::xpu::module_needs_fp64(dtype, wtype)) << "a base module with f64 in it";
     std::set<std::string> found;
     ASSERT_NO_THROW(found = xd::test::spirv_entry_points(m.words, m.word_count));
     std::set<std::string> expected;
@@ -47,7 +48,6 @@ TEST(LevelZeroSpirv, EntryPointsEqualTheRegisteredKernelsPerDtype) {
       if (k.source == std::string(m.source)) expected.insert(k.entry);
     if (std::string(m.source) == "pointwise")  // compiled_but_unused lists pointwise.cl entries only
       for (const auto& e : xd::xpu::compiled_but_unused(dtype, m.fp64)) expected.insert(e);
-    for (const auto& e : xd::xpu::launcher_pending(m.source, dtype)) expected.insert(e);
     std::set<std::string> missing, extra;
     for (const auto& e : expected)
       if (!found.count(e)) missing.insert(e);
@@ -78,6 +78,13 @@ TEST(LevelZeroSpirv, EveryTableEntryHasItsModules) {
         EXPECT_NE(xd::l0::find_spirv_module(k.source, xd::xpu::dtype_tag(dtype), fp64), nullptr)
             << "no module " << k.source << "." << xd::xpu::dtype_tag(dtype) << (fp64 ? ".fp64" : ".base")
             << " for " << k.entry;
+        // rms_norm: a module per weight dtype the CPU reference accepts beside this x dtype.
+        for (int32_t wtype : xd::xpu::weight_dtypes(k.source, dtype)) {
+          if (xd::xpu::module_needs_fp64(dtype, wtype) && !fp64) continue;
+          const std::string tag = xd::xpu::module_tag(dtype, wtype);
+          EXPECT_NE(xd::l0::find_spirv_module(k.source, tag, fp64), nullptr)
+              << "no module " << k.source << "." << tag << (fp64 ? ".fp64" : ".base") << " for " << k.entry;
+        }
       }
     }
   }
@@ -97,6 +104,24 @@ TEST(LevelZeroSpirv, RegisteredOpsMatchTheCpuReferenceSets) {
   EXPECT_FALSE(has(XD_DTYPE_BOOL, XD_OP_ADD));
   EXPECT_FALSE(has(XD_DTYPE_I32, XD_OP_DIV));
   EXPECT_TRUE(has(XD_DTYPE_BF16, XD_OP_RANDN));
+  EXPECT_TRUE(has(XD_DTYPE_I8, XD_OP_SUM));
+  EXPECT_TRUE(has(XD_DTYPE_U8, XD_OP_ARGMAX));
+  EXPECT_FALSE(has(XD_DTYPE_I32, XD_OP_MEAN));
+  EXPECT_FALSE(has(XD_DTYPE_I64, XD_OP_SOFTMAX));
+  EXPECT_TRUE(has(XD_DTYPE_F16, XD_OP_BADDBMM));
+}
+
+TEST(LevelZeroSpirv, ModuleTagsRoundTrip) {
+  int32_t d = -1, w = -1;
+  EXPECT_EQ(xd::xpu::module_tag(XD_DTYPE_F32), "f32");
+  EXPECT_EQ(xd::xpu::module_tag(XD_DTYPE_F32, XD_DTYPE_F32), "f32");
+  EXPECT_EQ(xd::xpu::module_tag(XD_DTYPE_F32, XD_DTYPE_BF16), "f32_bf16");
+  ASSERT_TRUE(xd::xpu::parse_module_tag("f16_f64", d, w));
+  EXPECT_EQ(d, XD_DTYPE_F16);
+  EXPECT_EQ(w, XD_DTYPE_F64);
+  EXPECT_TRUE(xd::xpu::module_needs_fp64(d, w));
+  EXPECT_FALSE(xd::xpu::parse_module_tag("f32_f32", d, w));  // an equal pair is spelled "f32"
+  EXPECT_FALSE(xd::xpu::parse_module_tag("f33", d, w));
 }
 
 TEST(LevelZeroSpirv, ReaderRejectsGarbage) {

@@ -1,5 +1,6 @@
 // Kernel registration from the shared table (plugins/xpu/common/kernel_table.hpp): every
-// (op, dtype) the table lists gets its Level Zero launcher.
+// (op, dtype) the table lists gets its Level Zero launcher. Driver-free: a test calls it with a
+// host that records what is registered.
 #pragma once
 
 #include <xd/plugin.hpp>
@@ -7,5 +8,13 @@
 namespace xd::l0 {
 
 void register_kernels(plugin::registrar& r);
+
+// The launchers, one file each (argument order: the .cl kernels').
+xd_status run_reduction(const xd_kernel_call* c);  // sum, mean, amax, amin, argmax (reduce.cl)
+xd_status run_softmax(const xd_kernel_call* c);    // softmax.cl
+xd_status run_log_softmax(const xd_kernel_call* c);
+xd_status run_rms_norm(const xd_kernel_call* c);  // rms_norm.cl
+xd_status run_rms_norm_backward(const xd_kernel_call* c);
+xd_status run_matmul(const xd_kernel_call* c);  // mm, addmm, bmm, baddbmm (matmul.cl)
 
 }  // namespace xd::l0

@@ -88,6 +88,12 @@ kernel_object& module_cache::kernel(const char* source, const char* tag, const s
     kd.pKernelName = name.c_str();
     check(zeKernelCreate(e->module, &kd, &obj->handle), ("zeKernelCreate(" + name + ")").c_str());
     obj->name = name;
+    obj->props.stype = ZE_STRUCTURE_TYPE_KERNEL_PROPERTIES;
+    const ze_result_t r = zeKernelGetProperties(obj->handle, &obj->props);
+    if (r != ZE_RESULT_SUCCESS) {
+      zeKernelDestroy(obj->handle);
+      fail(r, "zeKernelGetProperties(" + name + ")");
+    }
     k = std::move(obj);
   }
   return *k;

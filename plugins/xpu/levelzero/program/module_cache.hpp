@@ -22,6 +22,10 @@ struct kernel_object {
   std::mutex mutex;  // held while arguments are set and the launch appended
   ze_kernel_handle_t handle = nullptr;
   std::string name;
+  // zeKernelGetProperties at creation: the required group size (reqd_work_group_size in the .cl),
+  // the local memory one group uses and the subgroup limits, which a launch checks its group
+  // size against (kernels/launch.cpp).
+  ze_kernel_properties_t props{};
 };
 
 class module_cache {

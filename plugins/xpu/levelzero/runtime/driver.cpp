@@ -80,6 +80,14 @@ std::unique_ptr<device> make_device(ze_driver_handle_t driver, ze_context_handle
   d->ns_per_tick = p.timerResolution > 0 ? static_cast<double>(p.timerResolution) : 1.0;
   d->timestamp_mask = p.timestampValidBits >= 64 ? ~0ull : ((1ull << p.timestampValidBits) - 1);
   d->max_group_size = cp.maxTotalGroupSize;
+  d->max_group_size_dim[0] = cp.maxGroupSizeX;
+  d->max_group_size_dim[1] = cp.maxGroupSizeY;
+  d->max_group_size_dim[2] = cp.maxGroupSizeZ;
+  d->max_group_count[0] = cp.maxGroupCountX;
+  d->max_group_count[1] = cp.maxGroupCountY;
+  d->max_group_count[2] = cp.maxGroupCountZ;
+  d->max_local_memory = cp.maxSharedLocalMemory;
+  d->compute_units = p.numSlices * p.numSubslicesPerSlice * p.numEUsPerSubslice;
 
   xd_device_properties& o = d->props;
   o.struct_size = sizeof o;
@@ -91,7 +99,7 @@ std::unique_ptr<device> make_device(ze_driver_handle_t driver, ze_context_handle
   if (mp.flags & ZE_DEVICE_MODULE_FLAG_FP16) o.flags |= XD_DEVICE_FLAG_F16;
   if (d->fp64) o.flags |= XD_DEVICE_FLAG_F64;
   o.total_memory = total;
-  o.compute_units = p.numSlices * p.numSubslicesPerSlice * p.numEUsPerSubslice;
+  o.compute_units = d->compute_units;
   o.max_work_group_size = cp.maxTotalGroupSize;
   d->modules = std::make_unique<module_cache>(*d);
   return d;

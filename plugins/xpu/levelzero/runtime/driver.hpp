@@ -21,7 +21,16 @@ struct device {
   uint32_t compute_ordinal = 0;  // the command-queue group streams are created in
   double ns_per_tick = 1.0;      // global timestamp resolution
   uint64_t timestamp_mask = ~0ull;
-  uint32_t max_group_size = 0;
+  // From ze_device_compute_properties_t: what a fixed work-group size and a grid are checked
+  // against before a launch (kernels/launch.cpp).
+  uint32_t max_group_size = 0;          // maxTotalGroupSize
+  uint32_t max_group_size_dim[3] = {};  // maxGroupSizeX/Y/Z
+  uint32_t max_group_count[3] = {};     // maxGroupCountX/Y/Z
+  uint32_t max_local_memory = 0;        // maxSharedLocalMemory, bytes
+  // Sizes split reductions and the rms_norm backward grid, as CL_DEVICE_MAX_COMPUTE_UNITS does in
+  // the OpenCL plugin: numSlices * numSubslicesPerSlice * numEUsPerSubslice, the EU count, which
+  // is what Intel's OpenCL runtime reports as compute units for the same GPU.
+  uint32_t compute_units = 0;
   std::unique_ptr<module_cache> modules;
   device();
   ~device();

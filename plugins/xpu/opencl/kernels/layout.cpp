@@ -1,64 +1,19 @@
 #include "kernels/layout.hpp"
 
-#include <cstring>
+#include <xd/plugin.hpp>
+
 #include <string>
-#include <vector>
 
 namespace xd::ocl {
 
 cl_layout make_layout(int ndim, const int64_t* sizes, std::initializer_list<operand> ops, uint64_t skip) {
-  if (ndim > kMaxDims || static_cast<int>(ops.size()) > kMaxOps)
+  cl_layout L{};
+  if (!xpu::make_layout(L, ndim, sizes, ops, skip))
     throw plugin::error(XD_ERR_INVALID_ARGUMENT, "opencl: a view has " + std::to_string(ndim) +
                                                      " dims (at most " + std::to_string(kMaxDims) + ")");
-  cl_layout L{};
-  const int nops = static_cast<int>(ops.size());
-  const operand* op = ops.begin();
-  for (int k = 0; k < nops; ++k) L.offset[k] = op[k].offset;
-  int nd = 0;
-  int64_t numel = 1;
-  for (int d = ndim - 1; d >= 0; --d) {
-    if ((skip >> d) & 1u) continue;
-    const int64_t size = sizes[d];
-    if (size == 0) {
-      numel = 0;
-      nd = 0;
-      break;
-    }
-    if (size == 1) continue;
-    numel *= size;
-    if (nd > 0) {
-      bool merge = true;
-      for (int k = 0; k < nops; ++k) merge = merge && op[k].strides[d] == L.stride[k][nd - 1] * L.size[nd - 1];
-      if (merge) {
-        L.size[nd - 1] *= size;
-        continue;
-      }
-    }
-    L.size[nd] = size;
-    for (int k = 0; k < nops; ++k) L.stride[k][nd] = op[k].strides[d];
-    ++nd;
-  }
-  if (nd == 0) {  // a single element, or none
-    nd = 1;
-    L.size[0] = numel;
-    for (int k = 0; k < nops; ++k) L.stride[k][0] = 1;
-  }
-  L.ndim = nd;
-  L.numel = numel;
-  L.col_blocks = (L.size[0] + kVec - 1) / kVec;
-  L.work = L.size[0] == 0 ? 0 : L.col_blocks * (numel / L.size[0]);
   return L;
 }
 
-cl_scalars make_scalars(double a, double b, int64_t ia, int64_t ib) {
-  cl_scalars s{};
-  std::memcpy(&s.d[0], &a, 8);
-  std::memcpy(&s.d[1], &b, 8);
-  s.f[0] = static_cast<float>(a);
-  s.f[1] = static_cast<float>(b);
-  s.i[0] = ia;
-  s.i[1] = ib;
-  return s;
-}
+cl_scalars make_scalars(double a, double b, int64_t ia, int64_t ib) { return xpu::make_scalars(a, b, ia, ib); }
 
 }  // namespace xd::ocl

@@ -1,44 +1,27 @@
-// Host mirrors of the structs kernels receive by value (kernels/common.cl: xd_layout, xd_scalars),
+// Host mirrors of the structs kernels receive by value (kernels/common.cl: xd_layout, xd_scalars)
 // and building a layout: the index space of a view, walked by several operands, with size-1
-// dims dropped and dims merged where every operand is contiguous across them.
+// dims dropped and dims merged where every operand is contiguous across them. The structs and the
+// algorithm are the ones shared with the Level Zero plugin (plugins/xpu/common/xpu_layout.hpp);
+// the names here keep the OpenCL plugin's spelling, and make_layout throws instead of returning
+// false.
 #pragma once
 
 #include "runtime/cl.hpp"
+#include "xpu_layout.hpp"
 
 #include <cstdint>
 #include <initializer_list>
 
 namespace xd::ocl {
 
-inline constexpr int kMaxDims = 8;
-inline constexpr int kMaxOps = 4;
-inline constexpr int kVec = 4;  // XD_VEC: elements per work-item of the pointwise kernels
+inline constexpr int kMaxDims = xpu::kMaxDims;
+inline constexpr int kMaxOps = xpu::kMaxOps;
+inline constexpr int kVec = xpu::kVec;  // XD_VEC: elements per work-item of the pointwise kernels
 
-// Field for field as xd_layout in common.cl; every field 8 bytes, so no padding differs.
-struct cl_layout {
-  cl_long size[kMaxDims];
-  cl_long stride[kMaxOps][kMaxDims];
-  cl_long offset[kMaxOps];
-  cl_long ndim;
-  cl_long numel;
-  cl_long col_blocks;
-  cl_long work;
-};
-static_assert(sizeof(cl_layout) == 8 * (kMaxDims + kMaxOps * kMaxDims + kMaxOps + 4));
-
-struct cl_scalars {
-  cl_long d[2];   // double bits
-  cl_long i[2];
-  cl_float f[2];  // the doubles rounded to float
-  cl_ulong u[2];
-};
-static_assert(sizeof(cl_scalars) == 56);
-
-// One operand of a layout: its strides over the index space's dims and its element offset.
-struct operand {
-  const int64_t* strides;
-  int64_t offset;
-};
+using cl_layout = xpu::layout;    // field for field as xd_layout in common.cl
+using cl_scalars = xpu::scalars;  // as xd_scalars
+using operand = xpu::operand;     // one operand of a layout: its strides and its element offset
+static_assert(sizeof(cl_long) == sizeof(int64_t) && sizeof(cl_float) == sizeof(float));
 
 // The index space of `sizes` (ndim dims, the view's order: dim 0 outermost) walked by `ops`.
 // Dims whose bit is set in `skip` are left out (the dims a kernel walks itself). The result has

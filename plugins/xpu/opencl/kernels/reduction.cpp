@@ -8,137 +8,71 @@
 //    read neighbouring addresses), and for short floating sums, which then add in the
 //    reference's order (in double where the device has fp64, as the reference does).
 #include "kernels/register.hpp"
-
-#include <algorithm>
-#include <bit>
+#include "xpu_plan.hpp"
 
 namespace xd::ocl {
 namespace {
 
-enum class red { sum, mean, amax, amin, argmax };
+const xpu::reduce_op k_sum = xpu::reduce_op::sum, k_mean = xpu::reduce_op::mean, k_amax = xpu::reduce_op::amax,
+                     k_amin = xpu::reduce_op::amin, k_argmax = xpu::reduce_op::argmax;
 
-struct red_desc {
-  red kind;
-  const char* group;
-  const char* finish;
-  const char* lane;
-};
-
-const red_desc k_sum{red::sum, "xd_sum_group", "xd_sum_finish", "xd_sum_lane"};
-const red_desc k_mean{red::mean, "xd_mean_group", "xd_mean_finish", "xd_mean_lane"};
-const red_desc k_amax{red::amax, "xd_amax_group", "xd_amax_finish", "xd_amax_lane"};
-const red_desc k_amin{red::amin, "xd_amin_group", "xd_amin_finish", "xd_amin_lane"};
-const red_desc k_argmax{red::argmax, "xd_argmax_group", "xd_argmax_finish", "xd_argmax_lane"};
-
-// Floating sums over at most this many elements take the sequential (work-item per output) path.
-constexpr int64_t kSequentialSum = 64;
-
-// Bytes of the compute type of a dtype: float for f32 and narrower, double for f64, long for
-// integers (the accumulator of sum/mean/amax/amin and the value half of argmax partials).
-size_t compute_size(int32_t dtype) { return dtype == XD_DTYPE_F32 || dtype == XD_DTYPE_F16 || dtype == XD_DTYPE_BF16 ? 4 : 8; }
-
+// The plan (xpu::plan_reduce) and the checks (xpu::make_reduce_shape) are shared with the Level
+// Zero plugin; what is left here is OpenCL's way of passing buffers and sizing the NDRange.
 xd_status run_reduction(const xd_kernel_call* c) {
   return kernel_guard(c, [&] {
-    const auto& desc = *static_cast<const red_desc*>(c->user_data);
+    const xpu::reduce_op op = *static_cast<const xpu::reduce_op*>(c->user_data);
+    const xpu::reduce_entries names = xpu::entries_of(op);
     const xd_view& in = input(c, 0);
     const xd_view& out = output(c, 0);
     const uint64_t mask = need_attrs<xd_attrs_reduce>(c).dim_mask;
-    bool keepdim = out.ndim == in.ndim;
-    for (int d = 0; keepdim && d < in.ndim; ++d) keepdim = out.sizes[d] == (((mask >> d) & 1u) ? 1 : in.sizes[d]);
-    if (!keepdim) invalid("reduction output must have the input's shape with size 1 on the reduced dims");
-    const bool integer = !is_floating(in.dtype);
-    if (desc.kind == red::argmax) {
-      check_dtype(out, XD_DTYPE_I64, "argmax output");
-      if (std::popcount(mask) != 1 || std::countr_zero(mask) >= in.ndim) invalid("argmax reduces exactly one dim");
-    } else {
-      check_dtype(out, desc.kind == red::sum && integer ? XD_DTYPE_I64 : in.dtype, "reduction output");
-    }
-
-    const cl_layout K = make_layout(in.ndim, in.sizes, {operand_of(out), operand_of(in)}, mask);
-    const cl_layout R = make_layout(in.ndim, in.sizes, {{in.strides, 0}}, ~mask);
-    const int64_t n_out = K.numel, n_red = R.numel;
-    if (n_out == 0) return;
-    if (n_red == 0 && (desc.kind == red::amax || desc.kind == red::amin || desc.kind == red::argmax))
-      invalid("reduction over an empty dim has no identity");
+    const xpu::reduce_shape shape = xpu::make_reduce_shape(op, in, out, mask, "opencl");
+    const cl_layout& K = shape.K;
+    const cl_layout& R = shape.R;
+    if (K.numel == 0) return;
     device& dev = call_device(c);
     const size_t wg = dev.work_group;
     const program_id prog{family::reduce, in.dtype};
-    const bool dense = R.ndim == 1 && R.stride[0][0] == 1;
-    // Short floating sums run sequentially per output, in the reference's order: with values of
-    // very different magnitudes (or that cancel) only the same order gives the same answer.
-    const bool sequential = !integer && (desc.kind == red::sum || desc.kind == red::mean) && n_red <= kSequentialSum;
-    const bool by_group = n_red > 0 && !sequential && ((dense && n_red >= 32) || n_out < 2048);
-
-    if (!by_group) {
-      launch k(c, prog, desc.lane);
+    const xpu::reduce_plan plan = xpu::plan_reduce(op, in.dtype, K.numel, R.numel, shape.dense,
+                                                   static_cast<int64_t>(wg), dev.compute_units, dev.fp64);
+    if (!plan.by_group) {
+      launch k(c, prog, names.lane);
       k.mem(out).mem(in).arg(K).arg(R);
-      k.run(static_cast<size_t>(n_out), wg);
+      k.run(static_cast<size_t>(K.numel), wg);
       return;
     }
-    // Enough work-groups to fill the device, each split at least 16 elements per work-item.
-    const int64_t target = 4 * static_cast<int64_t>(std::max<uint32_t>(dev.compute_units, 1));
-    int64_t splits = 1;
-    if (n_out < target) {
-      splits = std::min<int64_t>((target + n_out - 1) / n_out, (n_red + 16 * static_cast<int64_t>(wg) - 1) / (16 * static_cast<int64_t>(wg)));
-      splits = std::clamp<int64_t>(splits, 1, 1024);
-    }
-    const cl_long chunk = (n_red + splits - 1) / splits;
-    const cl_long nsplits = splits;
-    const size_t groups = static_cast<size_t>(n_out * splits);
-    const size_t csize = compute_size(in.dtype);
-
-    if (desc.kind == red::argmax) {
-      scratch ws{mem_of(out), 0};
-      cl_long vo = 0, io = 0;
-      if (splits > 1) {
-        const uint64_t n = static_cast<uint64_t>(groups);
-        ws = workspace(c, n * (csize + 8) + 8);  // + alignment of the index half
-        vo = ws.offset / static_cast<cl_long>(csize);
-        io = (ws.offset + static_cast<cl_long>(n * csize) + 7) / 8;
-      }
-      {
-        launch k(c, prog, desc.group);
-        k.mem(out).mem(in).arg(K).arg(R).arg(nsplits).arg(chunk).mem(ws.mem).arg(vo).mem(ws.mem).arg(io);
-        k.run(groups * wg, wg);
-      }
-      if (splits > 1) {
-        launch k(c, prog, desc.finish);
-        k.mem(out).mem(ws.mem).arg(vo).mem(ws.mem).arg(io).arg(K).arg(nsplits);
-        k.run(static_cast<size_t>(n_out) * wg, wg);
-      }
-      return;
-    }
-    // sum/mean accumulate in long (integers) or double (floats, where the device has fp64).
-    const bool summing = desc.kind == red::sum || desc.kind == red::mean;
-    const size_t asize = summing && (integer || dev.fp64) ? 8 : csize;
+    const cl_long chunk = plan.chunk, nsplits = plan.splits;
+    const size_t groups = static_cast<size_t>(plan.groups);
     scratch ws{mem_of(out), 0};
-    cl_long po = 0;
-    if (splits > 1) {
-      ws = workspace(c, static_cast<uint64_t>(groups) * asize);
-      po = ws.offset / static_cast<cl_long>(asize);
-    }
+    if (plan.splits > 1) ws = workspace(c, plan.workspace_bytes);
+    const xpu::partial_offsets at = xpu::partials_at(plan, static_cast<uint64_t>(ws.offset));
+    const cl_long vo = at.value, io = at.index;
     {
-      launch k(c, prog, desc.group);
-      k.mem(out).mem(in).arg(K).arg(R).arg(nsplits).arg(chunk).mem(ws.mem).arg(po);
+      launch k(c, prog, names.group);
+      k.mem(out).mem(in).arg(K).arg(R).arg(nsplits).arg(chunk).mem(ws.mem).arg(vo);
+      if (op == xpu::reduce_op::argmax) k.mem(ws.mem).arg(io);
       k.run(groups * wg, wg);
     }
-    if (splits > 1) {
-      const cl_long n = n_red;
-      launch k(c, prog, desc.finish);
-      k.mem(out).mem(ws.mem).arg(po).arg(K).arg(nsplits).arg(n);
-      k.run(static_cast<size_t>(n_out) * wg, wg);
+    if (plan.splits == 1) return;
+    launch k(c, prog, names.finish);
+    k.mem(out).mem(ws.mem).arg(vo);
+    if (op == xpu::reduce_op::argmax) {
+      k.mem(ws.mem).arg(io).arg(K).arg(nsplits);
+    } else {
+      const cl_long n = R.numel;
+      k.arg(K).arg(nsplits).arg(n);
     }
+    k.run(static_cast<size_t>(K.numel) * wg, wg);
   });
 }
 
 }  // namespace
 
 void register_reduction(plugin::registrar& r) {
-  add_kernels(r, XD_OP_SUM, "opencl.sum", run_reduction, kNumeric, const_cast<red_desc*>(&k_sum));
-  add_kernels(r, XD_OP_MEAN, "opencl.mean", run_reduction, kFloating, const_cast<red_desc*>(&k_mean));
-  add_kernels(r, XD_OP_AMAX, "opencl.amax", run_reduction, kNumeric, const_cast<red_desc*>(&k_amax));
-  add_kernels(r, XD_OP_AMIN, "opencl.amin", run_reduction, kNumeric, const_cast<red_desc*>(&k_amin));
-  add_kernels(r, XD_OP_ARGMAX, "opencl.argmax", run_reduction, kNumeric, const_cast<red_desc*>(&k_argmax));
+  add_kernels(r, XD_OP_SUM, "opencl.sum", run_reduction, kNumeric, const_cast<xpu::reduce_op*>(&k_sum));
+  add_kernels(r, XD_OP_MEAN, "opencl.mean", run_reduction, kFloating, const_cast<xpu::reduce_op*>(&k_mean));
+  add_kernels(r, XD_OP_AMAX, "opencl.amax", run_reduction, kNumeric, const_cast<xpu::reduce_op*>(&k_amax));
+  add_kernels(r, XD_OP_AMIN, "opencl.amin", run_reduction, kNumeric, const_cast<xpu::reduce_op*>(&k_amin));
+  add_kernels(r, XD_OP_ARGMAX, "opencl.argmax", run_reduction, kNumeric, const_cast<xpu::reduce_op*>(&k_argmax));
 }
 
 }  // namespace xd::ocl

@@ -3,6 +3,7 @@
 // switch in the inner loop.
 #include "kernels/register.hpp"
 #include "runtime/host.hpp"
+#include "xpu_plan.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -26,17 +27,18 @@ void check_rstd(const xd_view& rstd, const xd_view& x, int lead) {
   check_dtype(rstd, x.dtype == XD_DTYPE_F64 ? XD_DTYPE_F64 : XD_DTYPE_F32, "rms_norm rstd");
 }
 
-// Work-groups per compute unit of the backward pass when dw is wanted: 2 by default (two 256-wide
-// groups fit on every GPU we know of), XD_OPENCL_RMS_BWD_GROUPS_PER_CU to tune a device.
+// Work-groups per compute unit of the backward pass when dw is wanted: xpu::kRmsBackwardGroupsPerCu
+// (2) by default, XD_OPENCL_RMS_BWD_GROUPS_PER_CU to tune a device.
 int64_t groups_per_cu_with_dw() {
   static const int64_t n = [] {
     const char* v = secure_getenv("XD_OPENCL_RMS_BWD_GROUPS_PER_CU");
-    if (v == nullptr || *v == '\0') return int64_t{2};
+    if (v == nullptr || *v == '\0') return xpu::kRmsBackwardGroupsPerCu;
     char* end = nullptr;
     const long parsed = std::strtol(v, &end, 10);
     if (*end != '\0' || parsed < 1 || parsed > 64) {
-      log(XD_LOG_WARN, std::string("XD_OPENCL_RMS_BWD_GROUPS_PER_CU='") + v + "' is not a number in [1, 64]; using 2");
-      return int64_t{2};
+      log(XD_LOG_WARN, std::string("XD_OPENCL_RMS_BWD_GROUPS_PER_CU='") + v + "' is not a number in [1, 64]; using " +
+                           std::to_string(xpu::kRmsBackwardGroupsPerCu));
+      return xpu::kRmsBackwardGroupsPerCu;
     }
     return static_cast<int64_t>(parsed);
   }();
@@ -128,9 +130,8 @@ xd_status run_rms_norm_backward(const xd_kernel_call* c) {
     // number trades filling the device against the partials' traffic; it should also stay within
     // one wave (every group resident at once: each has the same number of rows, so a second,
     // partial wave would double the time).
-    const int64_t cus = std::max<uint32_t>(dev.compute_units, 1);
-    const int64_t groups = std::min<int64_t>(rows, (dw != nullptr ? groups_per_cu_with_dw() : 8) * cus);
-    const size_t csize = x.dtype == XD_DTYPE_F64 ? 8 : 4;
+    const int64_t groups = xpu::rms_backward_groups(rows, dev.compute_units, dw != nullptr, groups_per_cu_with_dw());
+    const size_t csize = xpu::rms_partial_size(x.dtype);
     scratch part{mem_of(x), 0};
     cl_long poff = 0;
     if (dw != nullptr) {

@@ -1,6 +1,7 @@
 // SOFTMAX and LOG_SOFTMAX (softmax.cl): a work-group per row when rows are dense along the dim
 // (or too few to fill the device one work-item each), else a work-item per row.
 #include "kernels/register.hpp"
+#include "xpu_plan.hpp"
 
 namespace xd::ocl {
 namespace {
@@ -19,9 +20,8 @@ xd_status run_softmax(const xd_kernel_call* c) {
     const cl_layout L = make_layout(in.ndim, in.sizes, {operand_of(out), operand_of(in)}, uint64_t{1} << dim);
     if (len == 0 || L.numel == 0) return;
     device& dev = call_device(c);
-    const bool by_group = step_in == 1 || L.numel < 2048;
-    const char* name = by_group ? (Log ? "xd_log_softmax_row" : "xd_softmax_row") : (Log ? "xd_log_softmax_lane" : "xd_softmax_lane");
-    launch k(c, {family::reduce, in.dtype}, name);
+    const bool by_group = xpu::softmax_by_group(step_in, L.numel);  // shared with Level Zero
+    launch k(c, {family::reduce, in.dtype}, xpu::softmax_entry(Log, by_group));
     k.mem(out).mem(in).arg(L).arg(len).arg(step_out).arg(step_in);
     if (by_group)
       k.run(static_cast<size_t>(L.numel) * dev.work_group, dev.work_group);
