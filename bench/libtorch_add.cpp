@@ -1,6 +1,7 @@
 // at::add on 1-element CPU float tensors, the libtorch side of dispatch_overhead.cpp.
 // Built only with -DXD_BENCH_LIBTORCH=ON and Debian's libtorch-dev installed (not part of CI).
 #include <ATen/ATen.h>
+#include <ATen/Parallel.h>
 
 #include <benchmark/benchmark.h>
 

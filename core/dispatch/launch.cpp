@@ -47,13 +47,14 @@ Fallback fallback_mode() {
   return mode;
 }
 
-xd_view to_view(const Arg& a) {
-  xd_view v{};
+// Written in place: returning the struct by value costs a copy through the stack per operand.
+void to_view(const Arg& a, xd_view& v) {
+  v = xd_view{};
   v.struct_size = sizeof v;
   if (a.t == nullptr) {
     v.ndim = -1;
     v.dtype = -1;
-    return v;
+    return;
   }
   v.dtype = static_cast<int32_t>(a.t->dtype);
   v.ndim = a.ndim;
@@ -61,7 +62,6 @@ xd_view to_view(const Arg& a) {
   v.strides = a.strides;
   v.handle = a.t->storage->handle;
   v.offset = a.t->byte_offset();
-  return v;
 }
 
 struct Workspace {
@@ -91,8 +91,11 @@ std::string registered_dtypes(xd_op op, const Backend& b) {
   return s.empty() ? "none" : s;
 }
 
+// A view with the call's sizes and strides. Non-owning (an aliasing shared_ptr with no control
+// block): the views live only inside run_on_cpu, while the caller's tensors are alive.
 std::shared_ptr<TensorImpl> view_of(const Arg& a) {
-  return make_view(*a.t, a.ndim, a.sizes, a.strides, a.t->storage_offset);
+  const std::shared_ptr<const TensorImpl> base(std::shared_ptr<const TensorImpl>(), a.t);
+  return make_view(base, a.ndim, a.sizes, a.strides, a.t->storage_offset);
 }
 
 void run_on_cpu(xd_op op, Dtype key, DeviceRecord& dev, std::span<const Arg> inputs, std::span<const Arg> outputs,
@@ -124,8 +127,10 @@ Arg arg(const TensorImpl& t) {
   Arg a;
   a.t = &t;
   a.ndim = t.ndim;
-  std::memcpy(a.sizes, t.sizes, sizeof(int64_t) * static_cast<size_t>(t.ndim));
-  std::memcpy(a.strides, t.strides, sizeof(int64_t) * static_cast<size_t>(t.ndim));
+  for (int i = 0; i < t.ndim; ++i) {  // a loop, not memcpy: see allocate_tensor
+    a.sizes[i] = t.sizes[i];
+    a.strides[i] = t.strides[i];
+  }
   return a;
 }
 
@@ -135,7 +140,7 @@ Arg arg_broadcast(const TensorImpl& t, const int64_t* sizes, int ndim) {
   Arg a;
   a.t = &t;
   a.ndim = ndim;
-  std::memcpy(a.sizes, sizes, sizeof(int64_t) * static_cast<size_t>(ndim));
+  for (int i = 0; i < ndim; ++i) a.sizes[i] = sizes[i];
   broadcast_strides(t.sizes, t.strides, t.ndim, sizes, ndim, a.strides);
   return a;
 }
@@ -144,8 +149,8 @@ void launch(xd_op op, Dtype key, DeviceRecord& dev, std::span<const Arg> inputs,
             const void* attrs) {
   xd_view in[4], out[2];
   int ni = 0, no = 0;
-  for (const Arg& a : inputs) in[ni++] = to_view(a);
-  for (const Arg& a : outputs) out[no++] = to_view(a);
+  for (const Arg& a : inputs) to_view(a, in[ni++]);
+  for (const Arg& a : outputs) to_view(a, out[no++]);
   Backend& b = *dev.backend;
   StreamState& stream = current_stream_state(dev);
   Workspace ws{&dev, {}};
@@ -171,7 +176,7 @@ void launch(xd_op op, Dtype key, DeviceRecord& dev, std::span<const Arg> inputs,
     call.user_data = e->user_data;
     if (e->supports != nullptr && e->supports(&call) == 0) continue;
     if (g_poison.load(std::memory_order_relaxed)) poison_outputs(dev, stream, outputs);
-    e->calls.fetch_add(1, std::memory_order_relaxed);
+    e->calls.store(e->calls.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     const xd_status s = e->fn(&call);
     if (s != XD_OK) {
       std::string msg = take_plugin_error();

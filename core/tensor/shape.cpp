@@ -46,6 +46,11 @@ int64_t contiguous_strides(const int64_t* sizes, int ndim, int64_t* strides, con
 }
 
 void broadcast_into(int64_t* out, int& out_ndim, const int64_t* b, int b_ndim, const char* op) {
+  if (b_ndim == out_ndim) {  // the common case: equal shapes, nothing to compute
+    int i = 0;
+    while (i < b_ndim && out[i] == b[i]) ++i;
+    if (i == b_ndim) return;
+  }
   const int n = out_ndim > b_ndim ? out_ndim : b_ndim;
   int64_t res[kMaxDims];
   for (int i = 0; i < n; ++i) {

@@ -28,7 +28,9 @@ std::shared_ptr<TensorImpl> allocate_tensor(DeviceRecord& dev, IntList sizes, Dt
   if (ndim > kMaxDims)
     throw LayoutError("cannot create a " + std::to_string(ndim) + "-d tensor; xdispatch tensors have at most " +
                       std::to_string(kMaxDims) + " dims");
-  if (ndim > 0) std::memcpy(t->sizes, sizes.data(), sizeof(int64_t) * static_cast<size_t>(ndim));
+  // A plain loop: a few dims, where an inlined variable-length memcpy becomes `rep movs`, whose
+  // start-up cost is a visible part of a small op.
+  for (int i = 0; i < ndim; ++i) t->sizes[i] = sizes[static_cast<size_t>(i)];
   t->ndim = ndim;
   t->dtype = dtype;
   t->numel = contiguous_strides(t->sizes, ndim, t->strides, "empty");
@@ -45,11 +47,11 @@ std::shared_ptr<TensorImpl> allocate_tensor(DeviceRecord& dev, IntList sizes, Dt
   return t;
 }
 
-std::shared_ptr<TensorImpl> make_view(const TensorImpl& base, int ndim, const int64_t* sizes, const int64_t* strides,
-                                      int64_t storage_offset, Dtype dtype) {
+std::shared_ptr<TensorImpl> make_view(const std::shared_ptr<const TensorImpl>& base, int ndim, const int64_t* sizes,
+                                      const int64_t* strides, int64_t storage_offset, Dtype dtype) {
   auto t = std::make_shared<TensorImpl>();
-  t->storage = base.storage;
-  t->owner = base.owner ? base.owner : base.shared_from_this();
+  t->storage = base->storage;
+  t->owner = base->owner ? base->owner : base;
   t->ndim = ndim;
   t->dtype = dtype;
   t->storage_offset = storage_offset;

@@ -26,18 +26,23 @@ struct Storage {
   }
 };
 
-struct TensorImpl : std::enable_shared_from_this<TensorImpl> {
+// Not enable_shared_from_this: its weak count costs two atomic operations per tensor, and every
+// small op creates one; make_view takes the base's shared_ptr instead.
+struct TensorImpl {
   Storage own_storage;                        // used by the tensor that allocated the memory
   Storage* storage = &own_storage;            // own_storage, or the owner's
   std::shared_ptr<const TensorImpl> owner;    // keeps the owner alive (views only)
-  int64_t sizes[kMaxDims] = {};
-  int64_t strides[kMaxDims] = {};
+  // Only the first ndim entries are meaningful (and written); the rest stay uninitialised.
+  int64_t sizes[kMaxDims];
+  int64_t strides[kMaxDims];
   int32_t ndim = 0;
   Dtype dtype = Dtype::f32;
   int64_t storage_offset = 0;  // elements
   int64_t numel = 1;
 
-  TensorImpl() = default;
+  // User-provided, so that make_shared does not zero the whole object (the dims arrays are most
+  // of it) before the allocator writes the first ndim entries.
+  TensorImpl() noexcept {}  // NOLINT(modernize-use-equals-default)
   TensorImpl(const TensorImpl&) = delete;
   TensorImpl& operator=(const TensorImpl&) = delete;
 
@@ -51,12 +56,13 @@ struct TensorImpl : std::enable_shared_from_this<TensorImpl> {
 // Validates sizes (ValueError for negative sizes, LayoutError for too many dims, OutOfMemoryError
 // for an overflowing byte count).
 std::shared_ptr<TensorImpl> allocate_tensor(DeviceRecord& dev, IntList sizes, Dtype dtype);
-// A new view of `base`'s storage.
-std::shared_ptr<TensorImpl> make_view(const TensorImpl& base, int ndim, const int64_t* sizes, const int64_t* strides,
-                                      int64_t storage_offset, Dtype dtype);
-inline std::shared_ptr<TensorImpl> make_view(const TensorImpl& base, int ndim, const int64_t* sizes,
-                                             const int64_t* strides, int64_t storage_offset) {
-  return make_view(base, ndim, sizes, strides, storage_offset, base.dtype);
+// A new view of `base`'s storage; the view keeps base's owner (base itself when it owns its
+// storage) alive.
+std::shared_ptr<TensorImpl> make_view(const std::shared_ptr<const TensorImpl>& base, int ndim, const int64_t* sizes,
+                                      const int64_t* strides, int64_t storage_offset, Dtype dtype);
+inline std::shared_ptr<TensorImpl> make_view(const std::shared_ptr<const TensorImpl>& base, int ndim,
+                                             const int64_t* sizes, const int64_t* strides, int64_t storage_offset) {
+  return make_view(base, ndim, sizes, strides, storage_offset, base->dtype);
 }
 
 // Throws ValueError when `t` is undefined; `what` names the argument ("add: argument 'other'").

@@ -85,7 +85,7 @@ Tensor Tensor::view(IntList sizes) const {
     throw ShapeError("view: a tensor of shape " + shape_str(t.sizes, t.ndim) + " with strides " +
                      shape_str(t.strides, t.ndim) + " cannot be viewed as " + shape_str(shape) +
                      " without copying; use reshape() or contiguous().view()");
-  return Tensor(make_view(t, static_cast<int>(shape.size()), shape.data(), strides, t.storage_offset));
+  return Tensor(make_view(impl_, static_cast<int>(shape.size()), shape.data(), strides, t.storage_offset));
 }
 
 Tensor Tensor::reshape(IntList sizes) const {
@@ -93,7 +93,7 @@ Tensor Tensor::reshape(IntList sizes) const {
   const auto shape = infer_sizes(sizes, t.numel, "reshape");
   int64_t strides[kMaxDims];
   if (view_strides(t, shape, strides))
-    return Tensor(make_view(t, static_cast<int>(shape.size()), shape.data(), strides, t.storage_offset));
+    return Tensor(make_view(impl_, static_cast<int>(shape.size()), shape.data(), strides, t.storage_offset));
   return contiguous().view(shape);
 }
 
@@ -111,7 +111,7 @@ Tensor Tensor::permute(IntList dims) const {
     sizes[i] = t.sizes[d];
     strides[i] = t.strides[d];
   }
-  return Tensor(make_view(t, t.ndim, sizes, strides, t.storage_offset));
+  return Tensor(make_view(impl_, t.ndim, sizes, strides, t.storage_offset));
 }
 
 Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const {
@@ -123,7 +123,7 @@ Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const {
   std::copy(t.strides, t.strides + t.ndim, strides);
   std::swap(sizes[a], sizes[b]);
   std::swap(strides[a], strides[b]);
-  return Tensor(make_view(t, t.ndim, sizes, strides, t.storage_offset));
+  return Tensor(make_view(impl_, t.ndim, sizes, strides, t.storage_offset));
 }
 
 Tensor Tensor::t() const {
@@ -148,7 +148,7 @@ Tensor Tensor::slice(int64_t dim, int64_t start, int64_t end, int64_t step) cons
   std::copy(t.strides, t.strides + t.ndim, strides);
   sizes[d] = (e - s + step - 1) / step;
   strides[d] = t.strides[d] * step;
-  return Tensor(make_view(t, t.ndim, sizes, strides, t.storage_offset + s * t.strides[d]));
+  return Tensor(make_view(impl_, t.ndim, sizes, strides, t.storage_offset + s * t.strides[d]));
 }
 
 Tensor Tensor::select(int64_t dim, int64_t index) const {
@@ -167,7 +167,7 @@ Tensor Tensor::select(int64_t dim, int64_t index) const {
     sizes[k] = t.sizes[i];
     strides[k++] = t.strides[i];
   }
-  return Tensor(make_view(t, t.ndim - 1, sizes, strides, t.storage_offset + index * t.strides[d]));
+  return Tensor(make_view(impl_, t.ndim - 1, sizes, strides, t.storage_offset + index * t.strides[d]));
 }
 
 Tensor Tensor::expand(IntList sizes) const {
@@ -200,7 +200,7 @@ Tensor Tensor::expand(IntList sizes) const {
                        " is not 1 and differs from " + std::to_string(want) + ")");
     }
   }
-  return Tensor(make_view(t, n, out_sizes, out_strides, t.storage_offset));
+  return Tensor(make_view(impl_, n, out_sizes, out_strides, t.storage_offset));
 }
 
 Tensor Tensor::unsqueeze(int64_t dim) const {
@@ -218,7 +218,7 @@ Tensor Tensor::unsqueeze(int64_t dim) const {
       strides[i] = t.strides[k++];
     }
   }
-  return Tensor(make_view(t, t.ndim + 1, sizes, strides, t.storage_offset));
+  return Tensor(make_view(impl_, t.ndim + 1, sizes, strides, t.storage_offset));
 }
 
 Tensor Tensor::squeeze(int64_t dim) const {

@@ -64,7 +64,9 @@ struct KernelInfo {
   Dtype dtype;
   std::string name;
   int priority = 0;
-  uint64_t calls = 0;  // times this kernel ran since start (conformance coverage)
+  // Times this kernel ran since start (conformance coverage). Exact from one thread; calls racing
+  // on the same kernel from several threads may be undercounted, but a kernel that ran is never 0.
+  uint64_t calls = 0;
 };
 std::vector<KernelInfo> kernels();  // every registered kernel, by op, backend, dtype, order tried
 

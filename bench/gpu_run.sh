@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The GPU measurements of docs/performance.md in one run: xd-info, the quick conformance suite and
+# the golden cases on the OpenCL GPU, xd-bench on the figures the issues name, and PyTorch on the
+# same machine through bench/torch_reference.py.
+#
+# Usage: bench/gpu_run.sh STAGE OUT
+#   STAGE  an install tree (cmake --install) whose lib/ also holds the shared libraries the
+#          GPU machine lacks (Boost.ProgramOptions, the OpenCL ICD loader): see docs/performance.md
+#   OUT    where the JSON/CSV results and the log go
+# Environment: OCL_ICD_VENDORS must reach the vendor's OpenCL driver (NVIDIA: a folder holding a
+# file that names libnvidia-opencl.so.1).
+set -uo pipefail
+stage=$(cd "$1" && pwd)
+out=$2
+mkdir -p "$out"
+export LD_LIBRARY_PATH="$stage/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export XD_CACHE_DIR="$out/cache"
+bin=$stage/bin
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+section() { printf '\n=== %s\n' "$*"; }
+
+section "machine"
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv 2>&1 | head -3
+section "xd-info"
+"$bin/xd-info" 2>&1 | head -40
+section "xd-conform --quick --backend opencl"
+timeout 240 "$bin/xd-conform" --quick --backend opencl --json "$out/conform-quick.json" 2>&1 | tail -50
+section "xd-conform --golden --backend opencl"
+timeout 120 "$bin/xd-conform" --golden "$here/tests/golden" --backend opencl 2>&1 | tail -8
+
+bench=("$bin/xd-bench" --backend opencl --reps 20 --warmup 3)
+section "xd-bench: rms_norm fwd/bwd f32"
+"${bench[@]}" --op rms_norm --op rms_norm_backward --size 4096x4096 --size 16384x8192 --size 65536x4096 \
+  --json "$out/rms_norm.json" --csv "$out/rms_norm.csv"
+section "xd-bench: add_broadcast, softmax f32 (>= 64 MiB)"
+"${bench[@]}" --op add_broadcast --op softmax --size 4096x4096 --size 8192x8192 --size 16384x8192 \
+  --json "$out/bcast_softmax.json" --csv "$out/bcast_softmax.csv"
+section "xd-bench: mm 4096^3 f32 f16 bf16"
+"${bench[@]}" --op mm --size 4096 --dtype f32 --dtype f16 --dtype bf16 --reps 10 \
+  --json "$out/mm.json" --csv "$out/mm.csv"
+section "xd-bench: every workload, f32, default sizes, with cold/warm start"
+"${bench[@]}" --reps 10 --startup --json "$out/all.json" --csv "$out/all.csv"
+section "PyTorch"
+python3 "$here/bench/torch_reference.py" --csv "$out/torch.csv" 2>&1
+column -s, -t "$out/torch.csv" 2>/dev/null || cat "$out/torch.csv"
