@@ -1,6 +1,8 @@
 // xd-conform as a backend author runs it: the quick suite writes JSON and JUnit listing every
 // case; a backend with deliberately broken kernels is caught, naming the case id and the worst
 // index; --replay reproduces a case's inputs bit for bit; golden data passes on the CPU.
+#include "support/run_command.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <gtest/gtest.h>
@@ -18,23 +20,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int status;
-  std::string output;
-};
+using Result = xd::test::CommandResult;
 
 Result run(const std::string& env, const std::string& args) {
-  const std::string cmd = "env -u XD_BACKEND -u XD_DEVICES -u XD_PLUGIN_PATH -u XD_FALLBACK -u XD_BROKEN_MODE " + env +
-                          " " XD_CONFORM_BIN " " + args + " 2>&1";
-  Result r{-1, ""};
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return r;
-  std::array<char, 4096> buf{};
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.output.append(buf.data(), n);
-  const int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
+  return xd::test::run_command("env -u XD_BACKEND -u XD_DEVICES -u XD_PLUGIN_PATH -u XD_FALLBACK -u XD_BROKEN_MODE " +
+                               env + " " XD_CONFORM_BIN " " + args);
 }
 
 // Runs xd-conform on the broken backend with one bug switched on.

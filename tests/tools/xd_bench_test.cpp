@@ -2,6 +2,8 @@
 // to the measured median, unregistered (op, dtype) pairs are skipped rather than failed, bad
 // options exit 2 saying what was wrong, and --startup reports cold and warm child processes.
 // Nothing here judges a time: performance claims live in docs/performance.md.
+#include "support/run_command.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <gtest/gtest.h>
@@ -20,22 +22,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int status;
-  std::string output;
-};
+using Result = xd::test::CommandResult;
 
 Result run(const std::string& args) {
-  const std::string cmd = "env -u XD_BACKEND -u XD_DEVICES " XD_BENCH_BIN " " + args + " 2>&1";
-  Result r{-1, ""};
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return r;
-  std::array<char, 4096> buf{};
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.output.append(buf.data(), n);
-  const int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
+  return xd::test::run_command("env -u XD_BACKEND -u XD_DEVICES " XD_BENCH_BIN " " + args);
 }
 
 class TempDir {

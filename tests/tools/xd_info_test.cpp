@@ -1,5 +1,7 @@
 // xd-info as a user runs it: environment variables steer discovery and selection, and mistakes
 // give a non-zero exit with a message that says what is available.
+#include "support/run_command.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <gtest/gtest.h>
@@ -11,24 +13,12 @@
 
 namespace {
 
-struct Result {
-  int status;
-  std::string output;
-};
+using Result = xd::test::CommandResult;
 
 // Runs `xd-info args` with `env` prepended (e.g. "XD_BACKEND=nosuch"), stdout and stderr together.
 Result run(const std::string& env, const std::string& args = "") {
-  const std::string cmd = "env -u XD_BACKEND -u XD_DEVICES -u XD_PLUGIN_PATH -u XD_FALLBACK " + env + " " XD_INFO_BIN
-                          " " + args + " 2>&1";
-  Result r{-1, ""};
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return r;
-  std::array<char, 4096> buf{};
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.output.append(buf.data(), n);
-  const int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
+  return xd::test::run_command("env -u XD_BACKEND -u XD_DEVICES -u XD_PLUGIN_PATH -u XD_FALLBACK " + env +
+                               " " XD_INFO_BIN " " + args);
 }
 
 std::string status_of(const nlohmann::json& j, const std::string& name) {

@@ -6,6 +6,7 @@
 //
 // Exit status: 0 when every selected measurement ran, 1 when one failed (its row says why),
 // 2 on a usage error (bad option, unknown op, dtype or backend, malformed size).
+#include "common/cli.hpp"
 #include "report.hpp"
 #include "startup.hpp"
 #include "timing.hpp"
@@ -25,15 +26,8 @@ using namespace xd::bench;
 
 namespace {
 
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-std::string available_backends() {
-  std::string s;
-  for (const auto& b : xd::backends()) s += (s.empty() ? "" : ", ") + b.name;
-  return s.empty() ? "(none)" : s;
-}
+using xd::cli::available_backends;
+using xd::cli::UsageError;
 
 // "opencl" or "opencl:1" -> the device; a usage error that names what is available otherwise.
 xd::Device resolve(const std::string& text) {

@@ -5,6 +5,7 @@
 // Exit status: 0 when nothing failed, 1 when a case failed or a registered kernel was reached
 // by no case, 2 on a usage error (bad option, unknown or unavailable backend, unknown dtype).
 #include "case_generator.hpp"
+#include "common/cli.hpp"
 #include "golden.hpp"
 #include "npy.hpp"
 #include "report.hpp"
@@ -29,15 +30,8 @@ using namespace xd::conform;
 
 namespace {
 
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-std::string available_backends() {
-  std::string s;
-  for (const auto& b : xd::backends()) s += (s.empty() ? "" : ", ") + b.name;
-  return s.empty() ? "(none)" : s;
-}
+using xd::cli::available_backends;
+using xd::cli::UsageError;
 
 void check_backend(const std::string& name) {
   for (const auto& b : xd::backends())
