@@ -1,5 +1,7 @@
 #include "xpu_plan.hpp"
 
+#include "xpu_call.hpp"
+
 #include <xd/plugin.hpp>
 
 #include <algorithm>
@@ -9,16 +11,6 @@
 namespace xd::xpu {
 
 namespace {
-
-[[noreturn]] void invalid(const char* backend, const std::string& message) {
-  throw plugin::error(XD_ERR_INVALID_ARGUMENT, std::string(backend) + ": " + message);
-}
-
-void check_dtype(const xd_view& v, int32_t expected, const char* what, const char* backend) {
-  if (v.dtype != expected)
-    invalid(backend, std::string(what) + " has dtype " + std::to_string(v.dtype) + ", expected " +
-                         std::to_string(expected));
-}
 
 layout layout_or_throw(int ndim, const int64_t* sizes, std::initializer_list<operand> ops, uint64_t skip,
                        const char* backend) {
@@ -38,44 +30,7 @@ void check_rank(const xd_view& v, int rank, const char* what, const char* backen
   if (v.ndim != rank) invalid(backend, std::string(what) + " must have rank " + std::to_string(rank));
 }
 
-const xd_view& need_view(const xd_view* views, int count, int i, const char* what, const xd_kernel_call* c,
-                         const char* backend) {
-  if (i >= count || views[i].ndim < 0)
-    invalid(backend, "kernel for op " + std::to_string(c->op) + " needs " + what + " " + std::to_string(i));
-  return views[i];
-}
-
 }  // namespace
-
-bool is_floating(int32_t dtype) {
-  return dtype == XD_DTYPE_F64 || dtype == XD_DTYPE_F32 || dtype == XD_DTYPE_F16 || dtype == XD_DTYPE_BF16;
-}
-
-int64_t element_size(int32_t dtype) {
-  switch (dtype) {
-    case XD_DTYPE_F64:
-    case XD_DTYPE_I64: return 8;
-    case XD_DTYPE_F32:
-    case XD_DTYPE_I32: return 4;
-    case XD_DTYPE_F16:
-    case XD_DTYPE_BF16: return 2;
-    case XD_DTYPE_I8:
-    case XD_DTYPE_U8:
-    case XD_DTYPE_BOOL:
-    case XD_DTYPE_F8E4M3FN:
-    case XD_DTYPE_F8E5M2: return 1;
-    default: throw plugin::error(XD_ERR_INVALID_ARGUMENT, "unknown dtype " + std::to_string(dtype));
-  }
-}
-
-int64_t element_offset(const xd_view& v, const char* backend) {
-  const auto size = static_cast<uint64_t>(element_size(v.dtype));
-  if (v.offset % size != 0)
-    invalid(backend,
-            "a view's byte offset " + std::to_string(v.offset) + " is not a multiple of its element size");
-  if (v.ndim > kMaxDims) invalid(backend, "a view has " + std::to_string(v.ndim) + " dims (at most 8)");
-  return static_cast<int64_t>(v.offset / size);
-}
 
 // ---------------------------------------------------------------- reductions
 
@@ -171,9 +126,9 @@ gemm_call make_gemm(const xd_kernel_call* c, const char* backend) {
   const bool with_input = c->op == XD_OP_ADDMM || c->op == XD_OP_BADDBMM;
   const int first = with_input ? 1 : 0;
   gemm_call call;
-  call.a = &need_view(c->inputs, c->num_inputs, first, "input", c, backend);
-  call.b = &need_view(c->inputs, c->num_inputs, first + 1, "input", c, backend);
-  call.out = &need_view(c->outputs, c->num_outputs, 0, "output", c, backend);
+  call.a = &input(c, first, backend);
+  call.b = &input(c, first + 1, backend);
+  call.out = &output(c, 0, backend);
   const xd_view &a = *call.a, &b = *call.b, &out = *call.out;
   const int rank = batched ? 3 : 2;
   check_rank(a, rank, "matmul operand a", backend);
@@ -196,14 +151,11 @@ gemm_call make_gemm(const xd_kernel_call* c, const char* backend) {
   double alpha = 1, beta = 0;
   call.input = &out;
   if (with_input) {
-    const auto* blas = static_cast<const xd_attrs_blas*>(c->attrs);
-    if (blas == nullptr) invalid(backend, "op " + std::to_string(c->op) + " was called without its attribute struct");
-    if (blas->struct_size < sizeof(xd_attrs_blas))
-      invalid(backend, "attribute struct of op " + std::to_string(c->op) + " is too small");
-    alpha = blas->alpha;
-    beta = blas->beta;
+    const auto& blas = need_attrs<xd_attrs_blas>(c, backend);
+    alpha = blas.alpha;
+    beta = blas.beta;
     if (beta != 0) {  // beta == 0: input is not read, so a NaN in it cannot propagate
-      const xd_view& in = need_view(c->inputs, c->num_inputs, 0, "input", c, backend);
+      const xd_view& in = input(c, 0, backend);
       check_rank(in, rank, "matmul input", backend);
       if (in.sizes[o] != g.m || in.sizes[o + 1] != g.n || (batched && in.sizes[0] != g.batch))
         invalid(backend, "matmul input must arrive broadcast to the output's shape");

@@ -6,6 +6,7 @@
 // Errors are plugin::error with the caller's backend name in front ("opencl: ...").
 #pragma once
 
+#include "xpu_dtype.hpp"
 #include "xpu_layout.hpp"
 
 #include <xd/plugin_abi.h>
@@ -15,12 +16,6 @@
 #include <vector>
 
 namespace xd::xpu {
-
-bool is_floating(int32_t dtype);
-int64_t element_size(int32_t dtype);  // bytes; throws for an unknown dtype
-// The view's byte offset in elements (kernels index typed pointers); checks it is a multiple of
-// the element size and that the view has at most kMaxDims dims.
-int64_t element_offset(const xd_view& v, const char* backend);
 
 // ---------------------------------------------------------------- reductions (reduce.cl)
 enum class reduce_op { sum, mean, amax, amin, argmax };

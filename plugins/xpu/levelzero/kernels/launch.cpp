@@ -5,41 +5,7 @@
 
 namespace xd::l0 {
 
-int64_t element_size(int32_t dtype) { return xpu::element_size(dtype); }
-
-const xd_view& input(const xd_kernel_call* c, int i) {
-  if (i >= c->num_inputs || c->inputs[i].ndim < 0)
-    invalid("kernel for op " + std::to_string(c->op) + " needs input " + std::to_string(i));
-  return c->inputs[i];
-}
-
-const xd_view& output(const xd_kernel_call* c, int i) {
-  if (i >= c->num_outputs || c->outputs[i].ndim < 0)
-    invalid("kernel for op " + std::to_string(c->op) + " needs output " + std::to_string(i));
-  return c->outputs[i];
-}
-
-const xd_view* optional_input(const xd_kernel_call* c, int i) {
-  return i < c->num_inputs && c->inputs[i].ndim >= 0 ? &c->inputs[i] : nullptr;
-}
-
-const xd_view* optional_output(const xd_kernel_call* c, int i) {
-  return i < c->num_outputs && c->outputs[i].ndim >= 0 ? &c->outputs[i] : nullptr;
-}
-
-bool same_sizes(const xd_view& a, int ndim, const int64_t* sizes) {
-  if (a.ndim != ndim) return false;
-  for (int d = 0; d < ndim; ++d)
-    if (a.sizes[d] != sizes[d]) return false;
-  return true;
-}
-
-void check_dtype(const xd_view& v, int32_t expected, const char* what) {
-  if (v.dtype != expected)
-    invalid(std::string(what) + " has dtype " + std::to_string(v.dtype) + ", expected " + std::to_string(expected));
-}
-
-xpu::operand operand_of(const xd_view& v) { return {v.strides, xpu::element_offset(v, "levelzero")}; }
+xpu::operand operand_of(const xd_view& v) { return {v.strides, xpu::element_offset(v, kBackend)}; }
 
 xpu::layout layout_of(int ndim, const int64_t* sizes, std::initializer_list<xpu::operand> ops, uint64_t skip) {
   xpu::layout L{};
@@ -56,22 +22,13 @@ device& call_device(const xd_kernel_call* c) {
 }
 
 scratch workspace(const xd_kernel_call* c, uint64_t nbytes) {
-  void* handle = nullptr;
-  uint64_t offset = 0;
-  if (c->workspace == nullptr) invalid("the host gave no workspace callback");
-  const xd_status s = c->workspace(c->workspace_ctx, nbytes, &handle, &offset);
-  if (s != XD_OK) throw plugin::error(s, "levelzero: no workspace of " + std::to_string(nbytes) + " bytes");
-  return {handle, offset};
+  const xpu::host_scratch s = xpu::host_workspace(c, nbytes, kBackend);
+  return {s.handle, s.offset};
 }
 
 int supports_device(const xd_kernel_call* c) {
   if (c->device < 0 || c->device >= device_count()) return 0;
-  if (device_at(c->device).fp64) return 1;
-  for (int i = 0; i < c->num_inputs; ++i)
-    if (c->inputs[i].ndim >= 0 && c->inputs[i].dtype == XD_DTYPE_F64) return 0;
-  for (int i = 0; i < c->num_outputs; ++i)
-    if (c->outputs[i].ndim >= 0 && c->outputs[i].dtype == XD_DTYPE_F64) return 0;
-  return 1;
+  return device_at(c->device).fp64 || !xpu::has_f64_view(c) ? 1 : 0;
 }
 
 namespace {
@@ -136,6 +93,12 @@ void launch::run(uint64_t work) {
     check(zeCommandListAppendLaunchKernel(l, kernel_.handle, &groups, nullptr, 0, nullptr),
           ("zeCommandListAppendLaunchKernel(" + kernel_.name + ")").c_str());
   });
+}
+
+void launch::run_groups(uint64_t groups) {
+  const uint32_t local[3] = {kWorkGroup, 1, 1};
+  const uint64_t count[3] = {groups, 1, 1};
+  run_groups(local, count);
 }
 
 void launch::check_group_size(const uint32_t local[3]) const {

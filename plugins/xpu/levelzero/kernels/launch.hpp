@@ -5,6 +5,7 @@
 
 #include "program/module_cache.hpp"
 #include "runtime/stream.hpp"
+#include "xpu_call.hpp"
 #include "xpu_layout.hpp"
 
 #include <xd/plugin.hpp>
@@ -20,33 +21,17 @@ namespace xd::l0 {
 #endif
 inline constexpr uint32_t kWorkGroup = XD_L0_WORK_GROUP;
 
-[[noreturn]] inline void invalid(const std::string& message) {
-  throw plugin::error(XD_ERR_INVALID_ARGUMENT, "levelzero: " + message);
-}
+// This plugin's name in front of every error message ("levelzero: ...").
+inline constexpr const char* kBackend = "levelzero";
 
-const xd_view& input(const xd_kernel_call* c, int i);
-const xd_view& output(const xd_kernel_call* c, int i);
-const xd_view* optional_input(const xd_kernel_call* c, int i);   // nullptr when absent
-const xd_view* optional_output(const xd_kernel_call* c, int i);  // nullptr when absent
+[[noreturn]] inline void invalid(const std::string& message) { xpu::invalid(kBackend, message); }
 
-// The attribute struct, or nullptr when the host passed none; one shorter than this plugin's
-// is rejected rather than read past its end.
+// The shared view and attribute checks (xpu_call.hpp), as the OpenCL plugin spells them.
+inline const xd_view& input(const xd_kernel_call* c, int i) { return xpu::input(c, i, kBackend); }
+inline const xd_view& output(const xd_kernel_call* c, int i) { return xpu::output(c, i, kBackend); }
 template <class A>
-const A* find_attrs(const xd_kernel_call* c) {
-  if (c->attrs == nullptr) return nullptr;
-  const A* a = static_cast<const A*>(c->attrs);
-  if (a->struct_size < sizeof(A)) invalid("attribute struct of op " + std::to_string(c->op) + " is too small");
-  return a;
-}
-template <class A>
-const A& need_attrs(const xd_kernel_call* c) {
-  const A* a = find_attrs<A>(c);
-  if (a == nullptr) invalid("op " + std::to_string(c->op) + " was called without its attribute struct");
-  return *a;
-}
+const A& need_attrs(const xd_kernel_call* c) { return xpu::need_attrs<A>(c, kBackend); }
 
-bool same_sizes(const xd_view& a, int ndim, const int64_t* sizes);
-void check_dtype(const xd_view& v, int32_t expected, const char* what);
 // The view as a layout operand: its strides and its offset in elements.
 xpu::operand operand_of(const xd_view& v);
 // make_layout, with a typed error for views the kernels cannot take.
@@ -89,6 +74,8 @@ class launch {
     return *this;
   }
 
+  // `groups` work-groups of kWorkGroup work-items along x (a work-group per row or output).
+  void run_groups(uint64_t groups);
   // `work` work-items in one dimension, group size from zeKernelSuggestGroupSize: for kernels
   // without a required group size (pointwise, the _lane kernels, xd_rms_norm_dw).
   void run(uint64_t work);
@@ -107,9 +94,6 @@ class launch {
   std::unique_lock<std::mutex> lock_;
   uint32_t next_ = 0;
 };
-
-// Element size of a dtype in bytes.
-int64_t element_size(int32_t dtype);
 
 // Runs `f` for a kernel call, turning exceptions into the call's status.
 template <class F>

@@ -13,7 +13,7 @@ namespace xd::l0 {
 
 xd_status run_matmul(const xd_kernel_call* c) {
   return kernel_guard(c, [&] {
-    const xpu::gemm_call call = xpu::make_gemm(c, "levelzero");
+    const xpu::gemm_call call = xpu::make_gemm(c, kBackend);
     const xpu::gemm_args& g = call.args;
     device& dev = call_device(c);
     const int64_t max_yz = std::max<int64_t>(std::min(dev.max_group_count[1], dev.max_group_count[2]), 1);

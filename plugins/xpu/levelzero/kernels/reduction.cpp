@@ -22,13 +22,6 @@ xpu::reduce_op reduce_op_of(int32_t op) {
   }
 }
 
-// One work-group of kWorkGroup work-items per element of `groups`.
-void run_row_groups(launch& k, uint64_t groups) {
-  const uint32_t local[3] = {kWorkGroup, 1, 1};
-  const uint64_t count[3] = {groups, 1, 1};
-  k.run_groups(local, count);
-}
-
 }  // namespace
 
 xd_status run_reduction(const xd_kernel_call* c) {
@@ -38,7 +31,7 @@ xd_status run_reduction(const xd_kernel_call* c) {
     const xd_view& in = input(c, 0);
     const xd_view& out = output(c, 0);
     const uint64_t mask = need_attrs<xd_attrs_reduce>(c).dim_mask;
-    const xpu::reduce_shape shape = xpu::make_reduce_shape(op, in, out, mask, "levelzero");
+    const xpu::reduce_shape shape = xpu::make_reduce_shape(op, in, out, mask, kBackend);
     const xpu::layout& K = shape.K;
     const xpu::layout& R = shape.R;
     if (K.numel == 0) return;
@@ -61,7 +54,7 @@ xd_status run_reduction(const xd_kernel_call* c) {
       launch k(c, "reduce", in.dtype, names.group);
       k.ptr(out).ptr(in).value(K).value(R).value(splits).value(chunk).ptr(ws.base).value(at.value);
       if (op == xpu::reduce_op::argmax) k.ptr(ws.base).value(at.index);
-      run_row_groups(k, static_cast<uint64_t>(plan.groups));
+      k.run_groups(static_cast<uint64_t>(plan.groups));
     }
     if (plan.splits == 1) return;
     launch k(c, "reduce", in.dtype, names.finish);
@@ -72,7 +65,7 @@ xd_status run_reduction(const xd_kernel_call* c) {
       const int64_t n = R.numel;
       k.value(K).value(splits).value(n);
     }
-    run_row_groups(k, static_cast<uint64_t>(K.numel));
+    k.run_groups(static_cast<uint64_t>(K.numel));
   });
 }
 

@@ -3,6 +3,7 @@
 // work-item per row (_lane): xpu::softmax_by_group, as in the OpenCL plugin.
 #include "kernels/launch.hpp"
 #include "kernels/register.hpp"
+#include "xpu_op_checks.hpp"
 #include "xpu_plan.hpp"
 
 namespace xd::l0 {
@@ -11,12 +12,7 @@ namespace {
 
 xd_status run(const xd_kernel_call* c, bool log) {
   return kernel_guard(c, [&] {
-    const xd_view& in = input(c, 0);
-    const xd_view& out = output(c, 0);
-    if (!same_sizes(out, in.ndim, in.sizes)) invalid("softmax output must have the input's shape");
-    check_dtype(out, in.dtype, "softmax output");
-    const int dim = need_attrs<xd_attrs_dim>(c).dim;
-    if (dim < 0 || dim >= in.ndim) invalid("softmax dim " + std::to_string(dim) + " out of range");
+    const auto [in, out, dim] = xpu::make_softmax(c, kBackend);  // checks shared with OpenCL
     const int64_t len = in.sizes[dim];
     const int64_t step_out = out.strides[dim], step_in = in.strides[dim];
     const xpu::layout L = layout_of(in.ndim, in.sizes, {operand_of(out), operand_of(in)}, uint64_t{1} << dim);
@@ -24,13 +20,10 @@ xd_status run(const xd_kernel_call* c, bool log) {
     const bool by_group = xpu::softmax_by_group(step_in, L.numel);
     launch k(c, "softmax", in.dtype, xpu::softmax_entry(log, by_group));
     k.ptr(out).ptr(in).value(L).value(len).value(step_out).value(step_in);
-    if (!by_group) {
+    if (by_group)
+      k.run_groups(static_cast<uint64_t>(L.numel));
+    else
       k.run(static_cast<uint64_t>(L.numel));
-      return;
-    }
-    const uint32_t local[3] = {kWorkGroup, 1, 1};
-    const uint64_t groups[3] = {static_cast<uint64_t>(L.numel), 1, 1};
-    k.run_groups(local, groups);
   });
 }
 

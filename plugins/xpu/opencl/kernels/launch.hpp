@@ -5,6 +5,8 @@
 #include "kernels/layout.hpp"
 #include "program/program_cache.hpp"
 #include "runtime/platform.hpp"
+#include "xpu_call.hpp"
+#include "xpu_dtype.hpp"
 
 #include <xd/plugin.hpp>
 
@@ -12,9 +14,10 @@
 
 namespace xd::ocl {
 
-[[noreturn]] inline void invalid(const std::string& message) {
-  throw plugin::error(XD_ERR_INVALID_ARGUMENT, "opencl: " + message);
-}
+// This plugin's name in front of every error message ("opencl: ...").
+inline constexpr const char* kBackend = "opencl";
+
+[[noreturn]] inline void invalid(const std::string& message) { xpu::invalid(kBackend, message); }
 
 // Runs a kernel body; exceptions become a status plus a message through the host.
 template <class F>
@@ -22,35 +25,26 @@ xd_status kernel_guard(const xd_kernel_call* call, F&& body) noexcept {
   return plugin::guarded(call->host, std::forward<F>(body));
 }
 
-const xd_view& input(const xd_kernel_call* c, int i);
-const xd_view& output(const xd_kernel_call* c, int i);
-const xd_view* optional_input(const xd_kernel_call* c, int i);   // nullptr when absent
-const xd_view* optional_output(const xd_kernel_call* c, int i);  // nullptr when absent
-
-// The attribute struct, or nullptr when the host passed none; a struct shorter than this
-// plugin's is rejected rather than read past its end.
+// The shared view and attribute checks (xpu_call.hpp) under this plugin's name.
+inline const xd_view& input(const xd_kernel_call* c, int i) { return xpu::input(c, i, kBackend); }
+inline const xd_view& output(const xd_kernel_call* c, int i) { return xpu::output(c, i, kBackend); }
+using xpu::optional_input;
+using xpu::optional_output;
+using xpu::same_sizes;
 template <class A>
-const A* find_attrs(const xd_kernel_call* c) {
-  if (c->attrs == nullptr) return nullptr;
-  const A* a = static_cast<const A*>(c->attrs);
-  if (a->struct_size < sizeof(A)) invalid("attribute struct of op " + std::to_string(c->op) + " is too small");
-  return a;
-}
+const A* find_attrs(const xd_kernel_call* c) { return xpu::find_attrs<A>(c, kBackend); }
 template <class A>
-const A& need_attrs(const xd_kernel_call* c) {
-  const A* a = find_attrs<A>(c);
-  if (a == nullptr) invalid("op " + std::to_string(c->op) + " was called without its attribute struct");
-  return *a;
+const A& need_attrs(const xd_kernel_call* c) { return xpu::need_attrs<A>(c, kBackend); }
+inline void check_dtype(const xd_view& v, int32_t expected, const char* what) {
+  xpu::check_dtype(v, expected, what, kBackend);
 }
 
-size_t itemsize(int32_t dtype);
+inline size_t itemsize(int32_t dtype) { return static_cast<size_t>(xpu::element_size(dtype, kBackend)); }
 int64_t numel(const xd_view& v);
-bool same_sizes(const xd_view& a, int ndim, const int64_t* sizes);
 // The view's offset in elements (kernels index typed pointers).
 int64_t elem_offset(const xd_view& v);
 inline operand operand_of(const xd_view& v) { return {v.strides, elem_offset(v)}; }
 cl_mem mem_of(const xd_view& v);
-void check_dtype(const xd_view& v, int32_t expected, const char* what);
 
 device& call_device(const xd_kernel_call* c);
 

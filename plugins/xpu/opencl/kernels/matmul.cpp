@@ -14,7 +14,7 @@ constexpr int64_t kMaxGridYZ = 65535;
 // (xpu::plan_gemm) are shared with the Level Zero plugin.
 xd_status run_matmul(const xd_kernel_call* c) {
   return kernel_guard(c, [&] {
-    const xpu::gemm_call call = xpu::make_gemm(c, "opencl");
+    const xpu::gemm_call call = xpu::make_gemm(c, kBackend);
     device& dev = call_device(c);
     const xpu::gemm_plan plan = xpu::plan_gemm(call.args, static_cast<int64_t>(dev.work_group), kMaxGridYZ);
     const size_t local[3] = {static_cast<size_t>(plan.local[0]), static_cast<size_t>(plan.local[1]),

@@ -25,7 +25,7 @@ xd_status run_reduction(const xd_kernel_call* c) {
     const xd_view& in = input(c, 0);
     const xd_view& out = output(c, 0);
     const uint64_t mask = need_attrs<xd_attrs_reduce>(c).dim_mask;
-    const xpu::reduce_shape shape = xpu::make_reduce_shape(op, in, out, mask, "opencl");
+    const xpu::reduce_shape shape = xpu::make_reduce_shape(op, in, out, mask, kBackend);
     const cl_layout& K = shape.K;
     const cl_layout& R = shape.R;
     if (K.numel == 0) return;

@@ -31,8 +31,6 @@ inline void add_kernels(plugin::registrar& r, xd_op op, const char* name, xd_ker
   for (xd_dtype d : dtypes) r.add(op, d, fn, name, supports_device, user_data, priority);
 }
 
-inline bool is_floating(int32_t dtype) {
-  return dtype == XD_DTYPE_F64 || dtype == XD_DTYPE_F32 || dtype == XD_DTYPE_F16 || dtype == XD_DTYPE_BF16;
-}
+using xpu::is_floating;
 
 }  // namespace xd::ocl

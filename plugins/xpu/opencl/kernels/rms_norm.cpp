@@ -3,6 +3,7 @@
 // switch in the inner loop.
 #include "kernels/register.hpp"
 #include "runtime/host.hpp"
+#include "xpu_op_checks.hpp"
 #include "xpu_plan.hpp"
 
 #include <algorithm>
@@ -10,22 +11,6 @@
 
 namespace xd::ocl {
 namespace {
-
-int leading_dims(const xd_view& x, int32_t normalized_ndim) {
-  if (normalized_ndim < 1 || normalized_ndim > x.ndim)
-    invalid("rms_norm normalized_ndim " + std::to_string(normalized_ndim) + " for an input of rank " +
-            std::to_string(x.ndim));
-  return x.ndim - normalized_ndim;
-}
-
-uint64_t trailing_mask(int lead) { return ~((uint64_t{1} << lead) - 1); }
-
-void check_rstd(const xd_view& rstd, const xd_view& x, int lead) {
-  bool ok = rstd.ndim == x.ndim;
-  for (int d = 0; ok && d < x.ndim; ++d) ok = rstd.sizes[d] == (d < lead ? x.sizes[d] : 1);
-  if (!ok) invalid("rms_norm rstd must have shape x.shape[:axis] + [1]*normalized_ndim");
-  check_dtype(rstd, x.dtype == XD_DTYPE_F64 ? XD_DTYPE_F64 : XD_DTYPE_F32, "rms_norm rstd");
-}
 
 // Work-groups per compute unit of the backward pass when dw is wanted: xpu::kRmsBackwardGroupsPerCu
 // (2) by default, XD_OPENCL_RMS_BWD_GROUPS_PER_CU to tune a device.
@@ -45,67 +30,34 @@ int64_t groups_per_cu_with_dw() {
   return n;
 }
 
-const int64_t* zero_strides() {
-  static const int64_t zeros[kMaxDims] = {};
-  return zeros;
-}
-
 xd_status run_rms_norm(const xd_kernel_call* c) {
   return kernel_guard(c, [&] {
-    const xd_view& x = input(c, 0);
-    const xd_view* w = optional_input(c, 1);
-    const xd_view& y = output(c, 0);
-    const xd_view& rstd = output(c, 1);
-    const auto& attrs = need_attrs<xd_attrs_rms_norm>(c);
-    const int lead = leading_dims(x, attrs.normalized_ndim);
-    const int k = attrs.normalized_ndim;
-    if (!same_sizes(y, x.ndim, x.sizes)) invalid("rms_norm output must have x's shape");
-    check_dtype(y, x.dtype, "rms_norm output");
-    check_rstd(rstd, x, lead);
-    if (w != nullptr && (!same_sizes(*w, k, x.sizes + lead) || !is_floating(w->dtype)))
-      invalid("rms_norm weight must be floating with the normalized shape");
-    const cl_layout L = make_layout(x.ndim, x.sizes, {operand_of(x), operand_of(y), operand_of(rstd)}, trailing_mask(lead));
+    const auto [x, w, y, rstd, attrs, lead, k] = xpu::make_rms_norm(c, kBackend);  // checks shared with Level Zero
+    const cl_layout L =
+        make_layout(x.ndim, x.sizes, {operand_of(x), operand_of(y), operand_of(rstd)}, xpu::trailing_mask(lead));
     const cl_layout RL = make_layout(k, x.sizes + lead,
                                      {{x.strides + lead, 0}, {y.strides + lead, 0},
-                                      w != nullptr ? operand_of(*w) : operand{zero_strides(), 0}});
+                                      w != nullptr ? operand_of(*w) : operand{xpu::zero_strides(), 0}});
     if (L.numel == 0) return;
     const cl_long n = RL.numel;
     const cl_long has_w = w != nullptr ? 1 : 0;
     device& dev = call_device(c);
     launch kl(c, {family::norm, x.dtype, w != nullptr ? w->dtype : x.dtype}, "xd_rms_norm");
-    kl.mem(y).mem(rstd).mem(x).mem(w != nullptr ? *w : x).arg(has_w).arg(L).arg(RL).arg(n).arg(make_scalars(attrs.eps));
+    kl.mem(y).mem(rstd).mem(x).mem(w != nullptr ? *w : x).arg(has_w).arg(L).arg(RL).arg(n);
+    kl.arg(make_scalars(attrs.eps));
     kl.run(static_cast<size_t>(L.numel) * dev.work_group, dev.work_group);
   });
 }
 
 xd_status run_rms_norm_backward(const xd_kernel_call* c) {
   return kernel_guard(c, [&] {
-    const xd_view& g = input(c, 0);
-    const xd_view& x = input(c, 1);
-    const xd_view& rstd = input(c, 2);
-    const xd_view* w = optional_input(c, 3);
-    const xd_view* dx = optional_output(c, 0);
-    const xd_view* dw = optional_output(c, 1);
-    const auto& attrs = need_attrs<xd_attrs_rms_norm_backward>(c);
-    const int lead = leading_dims(x, attrs.normalized_ndim);
-    const int k = attrs.normalized_ndim;
-    if (!same_sizes(g, x.ndim, x.sizes)) invalid("rms_norm_backward grad_out must have x's shape");
-    check_dtype(g, x.dtype, "rms_norm_backward grad_out");
-    check_rstd(rstd, x, lead);
-    if (dx != nullptr && !same_sizes(*dx, x.ndim, x.sizes)) invalid("rms_norm_backward grad_input must have x's shape");
-    if (w != nullptr && (!same_sizes(*w, k, x.sizes + lead) || !is_floating(w->dtype)))
-      invalid("rms_norm_backward weight must be floating with the normalized shape");
-    if (dw != nullptr) {
-      if (w == nullptr) invalid("rms_norm_backward: grad_weight requested without a weight");
-      if (!same_sizes(*dw, k, x.sizes + lead)) invalid("rms_norm_backward grad_weight must have the weight's shape");
-      check_dtype(*dw, w->dtype, "rms_norm_backward grad_weight");
-    }
+    const auto [g, x, rstd, w, dx, dw, lead, k] = xpu::make_rms_norm_backward(c, kBackend);  // shared checks
     if (dx == nullptr && dw == nullptr) return;
-    const int64_t* zero = zero_strides();
+    const int64_t* zero = xpu::zero_strides();
     const cl_layout L = make_layout(x.ndim, x.sizes,
                                     {operand_of(g), operand_of(x), operand_of(rstd),
                                      dx != nullptr ? operand_of(*dx) : operand{zero, 0}},
-                                    trailing_mask(lead));
+                                    xpu::trailing_mask(lead));
     const cl_layout RL = make_layout(k, x.sizes + lead,
                                      {{g.strides + lead, 0}, {x.strides + lead, 0},
                                       w != nullptr ? operand_of(*w) : operand{zero, 0},

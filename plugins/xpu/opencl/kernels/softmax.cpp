@@ -1,6 +1,7 @@
 // SOFTMAX and LOG_SOFTMAX (softmax.cl): a work-group per row when rows are dense along the dim
 // (or too few to fill the device one work-item each), else a work-item per row.
 #include "kernels/register.hpp"
+#include "xpu_op_checks.hpp"
 #include "xpu_plan.hpp"
 
 namespace xd::ocl {
@@ -9,12 +10,7 @@ namespace {
 template <bool Log>
 xd_status run_softmax(const xd_kernel_call* c) {
   return kernel_guard(c, [&] {
-    const xd_view& in = input(c, 0);
-    const xd_view& out = output(c, 0);
-    if (!same_sizes(out, in.ndim, in.sizes)) invalid("softmax output must have the input's shape");
-    check_dtype(out, in.dtype, "softmax output");
-    const int dim = need_attrs<xd_attrs_dim>(c).dim;
-    if (dim < 0 || dim >= in.ndim) invalid("softmax dim " + std::to_string(dim) + " out of range");
+    const auto [in, out, dim] = xpu::make_softmax(c, kBackend);  // checks shared with Level Zero
     const cl_long len = in.sizes[dim];
     const cl_long step_out = out.strides[dim], step_in = in.strides[dim];
     const cl_layout L = make_layout(in.ndim, in.sizes, {operand_of(out), operand_of(in)}, uint64_t{1} << dim);
