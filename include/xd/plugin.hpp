@@ -4,12 +4,14 @@
 //  - xd::plugin::error + guarded(): throw inside, return a status code at the boundary;
 //  - view: read-only accessors over xd_view;
 //  - registrar: kernel registration with error checking;
-//  - fill_info / fill_api_size: the struct_size handshake.
-// Thread safety: every helper is stateless or owned by the caller.
+//  - fill_info / fill_api / copy_sized: the struct_size handshake;
+//  - host_slot: the host's API table kept from init for the runtime entry points.
+// Thread safety: every helper is stateless or owned by the caller, except host_slot (below).
 #pragma once
 
 #include <xd/plugin_abi.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstring>
 #include <exception>
@@ -118,6 +120,34 @@ class registrar {
   int count_ = 0;
 };
 
+// Copies `mine` into the caller's struct of the same type within the size the caller declared
+// in out->struct_size (an older caller has a shorter struct), and records the size written.
+template <class S>
+void copy_sized(S* out, const S& mine) {
+  const size_t n = out->struct_size < sizeof mine ? out->struct_size : sizeof mine;
+  std::memcpy(out, &mine, n);
+  out->struct_size = n;
+}
+
+// The host's API table, kept from xd_plugin_init for the plugin's runtime entry points, which
+// receive no host pointer of their own but report errors and log through it. A plugin keeps one
+// in a variable of its own (not an inline variable here: several plugins share one process).
+// set() runs once in init before any other entry point; the atomic publishes it cleanly to the
+// threads that read it.
+class host_slot {
+ public:
+  void set(const xd_host_api* host) noexcept { host_.store(host, std::memory_order_release); }
+  const xd_host_api* get() const noexcept { return host_.load(std::memory_order_acquire); }
+  // Logs through the host, which prefixes the plugin's name; a no-op before set().
+  void log(xd_log_level level, const std::string& message) const {
+    const xd_host_api* h = get();
+    if (h != nullptr && h->log != nullptr) h->log(h->ctx, level, message.c_str());
+  }
+
+ private:
+  std::atomic<const xd_host_api*> host_{nullptr};
+};
+
 // Fills an xd_plugin_info within the size the host gave.
 inline xd_status fill_info(xd_plugin_info* info, const char* name, const char* version,
                            const char* description, uint32_t device_kinds) {
@@ -131,18 +161,12 @@ inline xd_status fill_info(xd_plugin_info* info, const char* name, const char* v
   mine.version = version;
   mine.description = description;
   mine.device_kinds = device_kinds;
-  const size_t n = info->struct_size < sizeof mine ? info->struct_size : sizeof mine;
-  std::memcpy(info, &mine, n);
-  info->struct_size = n;
+  copy_sized(info, mine);
   return XD_OK;
 }
 
 // Copies a fully built api table into the host's, within the size the host gave.
-inline void fill_api(xd_plugin_api* out, const xd_plugin_api& mine) {
-  const size_t n = out->struct_size < sizeof mine ? out->struct_size : sizeof mine;
-  std::memcpy(out, &mine, n);
-  out->struct_size = n;
-}
+inline void fill_api(xd_plugin_api* out, const xd_plugin_api& mine) { copy_sized(out, mine); }
 
 // Copies a string into a fixed char array, always terminated.
 template <size_t N>

@@ -73,9 +73,7 @@ xd_status device_properties(void*, int32_t device, xd_device_properties* out) {
     if (out == nullptr) return host()->set_error(host()->ctx, XD_ERR_INVALID_ARGUMENT, "cpu: device_properties: out is null");
     // Reading /proc/cpuinfo once is enough; the properties never change.
     static const xd_device_properties props = build_properties();
-    const size_t n = out->struct_size < sizeof props ? out->struct_size : sizeof props;
-    std::memcpy(out, &props, n);
-    out->struct_size = n;
+    plugin::copy_sized(out, props);
     return XD_OK;
   });
 }

@@ -1,22 +1,17 @@
 #include "runtime/host.hpp"
 
-#include <atomic>
+#include <xd/plugin.hpp>
 
 namespace xd::cpu {
 
 namespace {
-// Written once by xd_plugin_init before any other entry point can run; atomic so that a
-// sanitizer-checked build sees a clean publication to the threads that use it.
-std::atomic<const xd_host_api*> g_host{nullptr};
+plugin::host_slot g_host;
 }  // namespace
 
-void set_host(const xd_host_api* host) { g_host.store(host, std::memory_order_release); }
+void set_host(const xd_host_api* host) { g_host.set(host); }
 
-const xd_host_api* host() { return g_host.load(std::memory_order_acquire); }
+const xd_host_api* host() { return g_host.get(); }
 
-void log(xd_log_level level, const std::string& message) {
-  const xd_host_api* h = host();
-  if (h != nullptr && h->log != nullptr) h->log(h->ctx, level, message.c_str());
-}
+void log(xd_log_level level, const std::string& message) { g_host.log(level, message); }
 
 }  // namespace xd::cpu

@@ -3,8 +3,6 @@
 #include "runtime/host.hpp"
 #include "runtime/runtime.hpp"
 
-#include <cstring>
-
 namespace xd::l0 {
 
 namespace {
@@ -16,9 +14,7 @@ xd_status properties(void*, int32_t index, xd_device_properties* out) {
     if (out == nullptr || index < 0 || index >= device_count())
       throw plugin::error(XD_ERR_INVALID_ARGUMENT, "levelzero: device_properties: bad device or null output");
     const xd_device_properties& p = device_at(index).props;
-    const size_t n = out->struct_size < sizeof p ? out->struct_size : sizeof p;
-    std::memcpy(out, &p, n);
-    out->struct_size = n;
+    plugin::copy_sized(out, p);
   });
 }
 

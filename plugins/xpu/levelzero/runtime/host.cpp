@@ -1,19 +1,17 @@
 #include "runtime/host.hpp"
 
-#include <atomic>
+#include <xd/plugin.hpp>
 
 namespace xd::l0 {
 
 namespace {
-std::atomic<const xd_host_api*> g_host{nullptr};
-}
+plugin::host_slot g_host;
+}  // namespace
 
-void set_host(const xd_host_api* h) { g_host.store(h); }
-const xd_host_api* host() { return g_host.load(); }
+void set_host(const xd_host_api* host) { g_host.set(host); }
 
-void log(xd_log_level level, const std::string& message) {
-  const xd_host_api* h = g_host.load();
-  if (h != nullptr && h->log != nullptr) h->log(h->ctx, level, ("levelzero: " + message).c_str());
-}
+const xd_host_api* host() { return g_host.get(); }
+
+void log(xd_log_level level, const std::string& message) { g_host.log(level, message); }
 
 }  // namespace xd::l0

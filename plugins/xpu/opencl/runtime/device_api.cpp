@@ -3,8 +3,6 @@
 #include "runtime/platform.hpp"
 #include "runtime/runtime.hpp"
 
-#include <cstring>
-
 namespace xd::ocl {
 
 namespace {
@@ -29,9 +27,7 @@ xd_status api_device_properties(void*, int32_t index, xd_device_properties* out)
     p.total_memory = d.global_memory;
     p.compute_units = d.compute_units;
     p.max_work_group_size = static_cast<uint32_t>(d.max_work_group);
-    const size_t n = out->struct_size < sizeof p ? out->struct_size : sizeof p;
-    std::memcpy(out, &p, n);
-    out->struct_size = n;
+    plugin::copy_sized(out, p);
   });
 }
 
