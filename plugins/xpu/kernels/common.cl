@@ -380,3 +380,16 @@ inline void xd_raw_store4(__global T* p, long o, long s, XD_CAT(T, 4) v) {
 #ifndef XD_WG
 #define XD_WG 256
 #endif
+
+inline CT xd_wg_sum(CT v, __local CT* scratch) {
+  const int lid = (int)get_local_id(0);
+  scratch[lid] = v;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int w = XD_WG / 2; w > 0; w >>= 1) {
+    if (lid < w) scratch[lid] = scratch[lid] + scratch[lid + w];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  const CT r = scratch[0];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  return r;
+}

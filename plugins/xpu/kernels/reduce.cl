@@ -141,6 +141,25 @@ inline void xd_arg_step(CT* v, long* i, CT w, long j) {
   }
 }
 
+// Combines every work-item's (value, index) pair of the work-group; the result lands in sv[0],
+// si[0], visible to every work-item after the final barrier.
+inline void xd_arg_wg(CT v, long idx, __local CT* sv, __local long* si) {
+  const int lid = (int)get_local_id(0);
+  sv[lid] = v;
+  si[lid] = idx;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int w = XD_WG / 2; w > 0; w >>= 1) {
+    if (lid < w) {
+      CT a = sv[lid];
+      long ai = si[lid];
+      xd_arg_step(&a, &ai, sv[lid + w], si[lid + w]);
+      sv[lid] = a;
+      si[lid] = ai;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+}
+
 // The reduced dim has one operand stride: argmax reduces exactly one dim.
 __kernel __attribute__((reqd_work_group_size(XD_WG, 1, 1))) void xd_argmax_group(
     __global long* out, __global const T* in, const xd_layout K, const xd_layout R, long splits, long chunk,
@@ -157,19 +176,7 @@ __kernel __attribute__((reqd_work_group_size(XD_WG, 1, 1))) void xd_argmax_group
   CT v = (CT)0;
   long idx = -1;
   for (long r = begin + lid; r < end; r += XD_WG) xd_arg_step(&v, &idx, XD_LD(in, base + xd_red_offset(R, (ulong)r)), r);
-  sv[lid] = v;
-  si[lid] = idx;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (int w = XD_WG / 2; w > 0; w >>= 1) {
-    if (lid < w) {
-      CT a = sv[lid];
-      long ai = si[lid];
-      xd_arg_step(&a, &ai, sv[lid + w], si[lid + w]);
-      sv[lid] = a;
-      si[lid] = ai;
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
+  xd_arg_wg(v, idx, sv, si);
   if (lid == 0) {
     if (splits == 1) {
       out[xd_offset_of(K, 0, o)] = si[0];
@@ -193,19 +200,7 @@ __kernel __attribute__((reqd_work_group_size(XD_WG, 1, 1))) void xd_argmax_finis
     const long p = (long)o * splits + s;
     xd_arg_step(&v, &idx, pval[pvoff + p], pidx[pioff + p]);
   }
-  sv[lid] = v;
-  si[lid] = idx;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (int w = XD_WG / 2; w > 0; w >>= 1) {
-    if (lid < w) {
-      CT a = sv[lid];
-      long ai = si[lid];
-      xd_arg_step(&a, &ai, sv[lid + w], si[lid + w]);
-      sv[lid] = a;
-      si[lid] = ai;
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
+  xd_arg_wg(v, idx, sv, si);
   if (lid == 0) out[xd_offset_of(K, 0, o)] = si[0];
 }
 

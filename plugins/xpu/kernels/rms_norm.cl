@@ -28,19 +28,6 @@
 #define RT float
 #endif
 
-inline CT xd_rms_wg_sum(CT v, __local CT* scratch) {
-  const int lid = (int)get_local_id(0);
-  scratch[lid] = v;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (int w = XD_WG / 2; w > 0; w >>= 1) {
-    if (lid < w) scratch[lid] = scratch[lid] + scratch[lid + w];
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
-  const CT r = scratch[0];
-  barrier(CLK_LOCAL_MEM_FENCE);
-  return r;
-}
-
 // Weights j..j+3 of a dense weight starting at o (those below n; the rest read as 0), or ones
 // without a weight.
 inline CT4 xd_roww4(__global const WT* w, long o, long j, long n, int has_w) {
@@ -102,7 +89,7 @@ __kernel __attribute__((reqd_work_group_size(XD_WG, 1, 1))) void xd_rms_norm(
       const CT4 sq = cache[k] * cache[k];
       ss += (sq.s0 + sq.s1) + (sq.s2 + sq.s3);
     }
-    ss = xd_rms_wg_sum(ss, scratch);
+    ss = xd_wg_sum(ss, scratch);
     const RT r = (RT)((CT)1 / sqrt(ss / (CT)n + eps));
     if (lid == 0) rstd[ro] = r;
 #pragma unroll
@@ -118,7 +105,7 @@ __kernel __attribute__((reqd_work_group_size(XD_WG, 1, 1))) void xd_rms_norm(
     const CT v = XD_LD(x, xo + (RL.ndim == 1 ? j * RL.stride[0][0] : xd_offset_of(RL, 0, (ulong)j)));
     ss += v * v;
   }
-  ss = xd_rms_wg_sum(ss, scratch);
+  ss = xd_wg_sum(ss, scratch);
   const RT r = (RT)((CT)1 / sqrt(ss / (CT)n + eps));
   if (lid == 0) rstd[ro] = r;
   for (long j = lid; j < n; j += XD_WG) {
@@ -173,7 +160,7 @@ __kernel __attribute__((reqd_work_group_size(XD_WG, 1, 1))) void xd_rms_norm_bac
         gc[k] = gw;
       }
       if (want_dx) {
-        const CT mean = xd_rms_wg_sum(sum, scratch) / (CT)n;
+        const CT mean = xd_wg_sum(sum, scratch) / (CT)n;
 #pragma unroll
         for (int k = 0; k < XD_ROW_ITEMS; ++k) {
           const long j = ((long)k * XD_WG + lid) * 4;
@@ -213,7 +200,7 @@ __kernel __attribute__((reqd_work_group_size(XD_WG, 1, 1))) void xd_rms_norm_bac
       if (want_dw) mine[j] += gv * xh;
     }
     if (want_dx) {
-      const CT mean = xd_rms_wg_sum(sum, scratch) / (CT)n;
+      const CT mean = xd_wg_sum(sum, scratch) / (CT)n;
       for (long j = lid; j < n; j += XD_WG) {
         const CT gv = XD_LD(g, go + xd_offset_of(RL, 0, (ulong)j));
         const CT xh = XD_LD(x, xo + xd_offset_of(RL, 1, (ulong)j)) * r;

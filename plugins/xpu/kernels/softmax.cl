@@ -34,19 +34,6 @@ inline CT xd_wg_max(CT v, __local CT* scratch) {
   return r;
 }
 
-inline CT xd_wg_sum(CT v, __local CT* scratch) {
-  const int lid = (int)get_local_id(0);
-  scratch[lid] = v;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (int w = XD_WG / 2; w > 0; w >>= 1) {
-    if (lid < w) scratch[lid] = scratch[lid] + scratch[lid + w];
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
-  const CT r = scratch[0];
-  barrier(CLK_LOCAL_MEM_FENCE);
-  return r;
-}
-
 // Online softmax statistics: running maximum m and sum s of exp(x - m). Terms equal to the
 // maximum count exactly 1 (no inf - inf); a +inf maximum makes the sum NaN, as exp(inf - inf)
 // does in the reference's two passes.
