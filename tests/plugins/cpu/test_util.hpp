@@ -6,6 +6,8 @@
 // Expected values are recomputed in double by plain loops in each test.
 #pragma once
 
+#include "support/dtype_sets.hpp"
+
 #include <xd/xd.hpp>
 
 #include <gtest/gtest.h>
@@ -26,28 +28,13 @@ using Shape = std::vector<int64_t>;
 
 inline xd::Device dev() { return xd::cpu(); }
 
-inline const std::vector<Dtype>& float_dtypes() {
-  static const std::vector<Dtype> d = {Dtype::f64, Dtype::f32, Dtype::f16, Dtype::bf16};
-  return d;
-}
-inline const std::vector<Dtype>& int_dtypes() {
-  static const std::vector<Dtype> d = {Dtype::i8, Dtype::u8, Dtype::i32, Dtype::i64};
-  return d;
-}
-inline std::vector<Dtype> numeric_dtypes() {
-  std::vector<Dtype> d = float_dtypes();
-  d.insert(d.end(), int_dtypes().begin(), int_dtypes().end());
-  return d;
-}
+using xd::test::float_dtypes;
+using xd::test::int_dtypes;
+using xd::test::numeric_dtypes;
+using xd::test::numel_of;
 
 inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 inline constexpr double kInf = std::numeric_limits<double>::infinity();
-
-inline int64_t numel_of(const Shape& s) {
-  int64_t n = 1;
-  for (int64_t v : s) n *= v;
-  return n;
-}
 
 inline Shape contiguous_strides(const Shape& s) {
   Shape st(s.size());

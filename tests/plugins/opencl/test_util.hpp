@@ -5,6 +5,8 @@
 // library starts, so a cold run builds each program once and later test processes load it.
 #pragma once
 
+#include "support/dtype_sets.hpp"
+
 #include <xd/xd.hpp>
 
 #include <gtest/gtest.h>
@@ -38,36 +40,17 @@ inline xd::Device ocl() { return xd::Device::parse("opencl"); }
 inline xd::Device cpu() { return xd::cpu(); }
 inline bool has_fp64() { return ocl().properties().supports_f64; }
 
-inline const std::vector<Dtype>& float_dtypes() {
-  static const std::vector<Dtype> d = {Dtype::f64, Dtype::f32, Dtype::f16, Dtype::bf16};
-  return d;
-}
-inline const std::vector<Dtype>& int_dtypes() {
-  static const std::vector<Dtype> d = {Dtype::i8, Dtype::u8, Dtype::i32, Dtype::i64};
-  return d;
-}
-inline std::vector<Dtype> numeric_dtypes() {
-  std::vector<Dtype> d = float_dtypes();
-  d.insert(d.end(), int_dtypes().begin(), int_dtypes().end());
-  return d;
-}
-inline const std::vector<Dtype>& all_dtypes() {
-  static const std::vector<Dtype> d = {Dtype::f64, Dtype::f32, Dtype::f16,     Dtype::bf16,     Dtype::i8,    Dtype::u8,
-                                       Dtype::i32, Dtype::i64, Dtype::boolean, Dtype::f8e4m3fn, Dtype::f8e5m2};
-  return d;
-}
+using xd::test::float_dtypes;
+using xd::test::int_dtypes;
+using xd::test::numeric_dtypes;
+using xd::test::all_dtypes;
+using xd::test::numel_of;
 // The dtypes the device can run (f64 needs cl_khr_fp64).
 inline std::vector<Dtype> usable(const std::vector<Dtype>& ds) {
   std::vector<Dtype> out;
   for (Dtype d : ds)
     if (d != Dtype::f64 || has_fp64()) out.push_back(d);
   return out;
-}
-
-inline int64_t numel_of(const Shape& s) {
-  int64_t n = 1;
-  for (int64_t v : s) n *= v;
-  return n;
 }
 
 // Host bytes of `values` in dtype d, with the library's own conversions (numeric.hpp).
