@@ -38,12 +38,6 @@ xd::Device resolve(const std::string& text) {
   }
 }
 
-bool registered(const std::string& op, const std::string& backend, xd::Dtype dtype) {
-  for (const auto& k : xd::kernels())
-    if (k.op == op && k.backend == backend && k.dtype == dtype) return true;
-  return false;
-}
-
 struct Options {
   std::vector<std::string> backends, ops, dtypes, sizes;
   int reps = 20, warmup = 3;
@@ -132,11 +126,16 @@ int run(const Options& o, const std::vector<std::string>& args) {
     sizes.push_back(std::move(s));
   }
 
+  // The startup measurement uses each workload's first size.
+  auto startup_job = [&](const std::string& backend) {
+    StartupJob job{backend, selected, dtypes, {}};
+    for (const auto& s : sizes) job.sizes.push_back(s.front());
+    return job;
+  };
+
   if (!o.startup_child.empty()) {
     if (backends.size() != 1) throw UsageError("--startup-child takes exactly one --backend");
-    StartupJob job{backends[0], selected, dtypes, {}};
-    for (const auto& s : sizes) job.sizes.push_back(s.front());
-    run_startup_child(job, o.startup_child);
+    run_startup_child(startup_job(backends[0]), o.startup_child);
     return 0;
   }
 
@@ -155,7 +154,7 @@ int run(const Options& o, const std::vector<std::string>& args) {
     for (size_t wi = 0; wi < selected.size(); ++wi) {
       const WorkloadInfo& w = *selected[wi];
       for (xd::Dtype dtype : dtypes) {
-        if (!registered(w.op, backend, dtype)) continue;  // not an error: the backend has no such kernel
+        if (!has_kernel(w.op, backend, dtype)) continue;  // not an error: the backend has no such kernel
         for (const auto& size : sizes[wi]) {
           ResultRow r;
           r.backend = backend;
@@ -184,8 +183,7 @@ int run(const Options& o, const std::vector<std::string>& args) {
     }
     if (tty) std::fprintf(stderr, "\r\033[K");
     if (o.startup) {
-      StartupJob job{backends[bi], selected, dtypes, {}};
-      for (const auto& s : sizes) job.sizes.push_back(s.front());
+      const StartupJob job = startup_job(backends[bi]);
       std::vector<std::string> child = {args[0], "--backend", backends[bi]};
       for (const WorkloadInfo* w : selected) child.insert(child.end(), {"--op", w->name});
       for (xd::Dtype d : dtypes) child.insert(child.end(), {"--dtype", xd::dtype_name(d)});

@@ -111,10 +111,7 @@ void run_startup_child(const StartupJob& job, const std::string& out_path) {
   j["ops"] = nlohmann::json::array();
   for (size_t w = 0; w < job.workloads.size(); ++w) {
     for (Dtype dtype : job.dtypes) {
-      bool registered = false;
-      for (const auto& k : kernels())
-        registered |= k.op == job.workloads[w]->op && k.backend == device.backend() && k.dtype == dtype;
-      if (!registered) continue;
+      if (!has_kernel(job.workloads[w]->op, device.backend(), dtype)) continue;
       const Prepared p = prepare(*job.workloads[w], dtype, job.sizes[w], device);
       synchronize(device);
       int64_t t = now_ns();

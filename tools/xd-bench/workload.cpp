@@ -41,6 +41,12 @@ const WorkloadInfo* find_workload(const std::string& name) {
   return nullptr;
 }
 
+bool has_kernel(const std::string& op, const std::string& backend, Dtype dtype) {
+  for (const auto& k : kernels())
+    if (k.op == op && k.backend == backend && k.dtype == dtype) return true;
+  return false;
+}
+
 std::vector<int64_t> parse_size(const std::string& text, Kind kind) {
   std::vector<int64_t> dims;
   const char* p = text.data();

@@ -41,6 +41,9 @@ struct WorkloadInfo {
 const std::vector<WorkloadInfo>& workloads();
 const WorkloadInfo* find_workload(const std::string& name);
 
+// Whether `backend` registers a kernel for (op, dtype); xd-bench skips the pairs it does not.
+bool has_kernel(const std::string& op, const std::string& backend, Dtype dtype);
+
 // Parses "4096x4096" (any rank for tensor ops; MxNxK or one number n = n,n,n for matmul;
 // BxMxNxK for batched). ValueError with the reason otherwise.
 std::vector<int64_t> parse_size(const std::string& text, Kind kind);
