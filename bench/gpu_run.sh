@@ -29,12 +29,12 @@ timeout 240 "$bin/xd-conform" --quick --backend opencl --json "$out/conform-quic
 section "xd-conform --golden --backend opencl"
 timeout 120 "$bin/xd-conform" --golden "$here/tests/golden" --backend opencl 2>&1 | tail -8
 
-bench=("$bin/xd-bench" --backend opencl --reps 20 --warmup 3)
+bench=("$bin/xd-bench" --backend opencl --warmup 3)
 section "xd-bench: rms_norm fwd/bwd f32"
-"${bench[@]}" --op rms_norm --op rms_norm_backward --size 4096x4096 --size 16384x8192 --size 65536x4096 \
+"${bench[@]}" --op rms_norm --op rms_norm_backward --size 4096x4096 --size 16384x8192 --size 65536x4096 --reps 20 \
   --json "$out/rms_norm.json" --csv "$out/rms_norm.csv"
 section "xd-bench: add_broadcast, softmax f32 (>= 64 MiB)"
-"${bench[@]}" --op add_broadcast --op softmax --size 4096x4096 --size 8192x8192 --size 16384x8192 \
+"${bench[@]}" --op add_broadcast --op softmax --size 4096x4096 --size 8192x8192 --size 16384x8192 --reps 20 \
   --json "$out/bcast_softmax.json" --csv "$out/bcast_softmax.csv"
 section "xd-bench: mm 4096^3 f32 f16 bf16"
 "${bench[@]}" --op mm --size 4096 --dtype f32 --dtype f16 --dtype bf16 --reps 10 \

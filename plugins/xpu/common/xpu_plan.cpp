@@ -109,7 +109,8 @@ reduce_shape make_reduce_shape(reduce_op op, const xd_view& in, const xd_view& o
 
 // ---------------------------------------------------------------- softmax, rms_norm
 
-const char* softmax_entry(bool log, bool by_group) {
+const char* softmax_entry(bool log, bool by_group, bool short_row) {
+  if (by_group && short_row) return log ? "xd_log_softmax_row_short" : "xd_softmax_row_short";
   if (by_group) return log ? "xd_log_softmax_row" : "xd_softmax_row";
   return log ? "xd_log_softmax_lane" : "xd_softmax_lane";
 }

@@ -71,7 +71,21 @@ reduce_shape make_reduce_shape(reduce_op op, const xd_view& in, const xd_view& o
 // A work-group per row (the _row kernel) when rows are dense along the dim or too few to fill the
 // device one work-item each; else the _lane kernel, a work-item per row.
 inline bool softmax_by_group(int64_t step_in, int64_t rows) { return step_in == 1 || rows < 2048; }
-const char* softmax_entry(bool log, bool by_group);
+// `short_row`: the _row_short kernel, for dense rows that fit its register cache (row_is_short).
+const char* softmax_entry(bool log, bool by_group, bool short_row = false);
+
+// ---------------------------------------------------------------- register-cached rows
+// softmax.cl and rms_norm.cl hold a dense row of up to XD_WG * 4 * XD_ROW_ITEMS elements in
+// registers; their `_short` kernels hold half that with half the registers, so more work-groups
+// fit on a compute unit. XD_ROW_ITEMS: kRowItems (the sources' default, the SPIR-V's) on GPUs,
+// kRowItemsCpu on CPU devices (the OpenCL plugin's build options): CPU runtimes gain little from a
+// register cache and compile unrolled loops slowly, but at least 4 (rms_norm.cl says why).
+inline constexpr int64_t kRowItems = 8;
+inline constexpr int64_t kRowItemsCpu = 4;
+// Whether a dense row of n elements fits the _short kernels' cache.
+inline bool row_is_short(int64_t n, int64_t wg, int64_t row_items) {
+  return n <= wg * 4 * (row_items / 2);
+}
 
 // ---------------------------------------------------------------- rms_norm (rms_norm.cl)
 // Work-groups per compute unit of the backward pass when dw is wanted: each keeps an n-long

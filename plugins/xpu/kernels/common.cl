@@ -381,15 +381,42 @@ inline void xd_raw_store4(__global T* p, long o, long s, XD_CAT(T, 4) v) {
 #define XD_WG 256
 #endif
 
+// Two levels and three barriers instead of a log2(XD_WG)-level tree: XD_WG_LANES work-items each
+// fold a strided column of the XD_WG values (work-item l reads l, l + LANES, ...: only it writes
+// slot l afterwards, so no barrier is needed between its reads and its write), then every
+// work-item folds the LANES partials itself (broadcast reads). The tree's nine barriers per
+// reduction were most of the time of a row kernel between its loads and its stores.
+#if XD_WG >= 256
+#define XD_WG_LANES 16
+#elif XD_WG >= 16
+#define XD_WG_LANES 4
+#else
+#define XD_WG_LANES 1
+#endif
+
+// OP(a, b) folds two partials; it must be associative and commutative (up to rounding).
+#define XD_WG_REDUCE(OP, v, scratch, out)                                   \
+  do {                                                                      \
+    const int lid_ = (int)get_local_id(0);                                  \
+    (scratch)[lid_] = (v);                                                  \
+    barrier(CLK_LOCAL_MEM_FENCE);                                           \
+    if (lid_ < XD_WG_LANES) {                                               \
+      CT acc_ = (scratch)[lid_];                                            \
+      for (int i_ = lid_ + XD_WG_LANES; i_ < XD_WG; i_ += XD_WG_LANES)      \
+        acc_ = OP(acc_, (scratch)[i_]);                                     \
+      (scratch)[lid_] = acc_;                                               \
+    }                                                                       \
+    barrier(CLK_LOCAL_MEM_FENCE);                                           \
+    CT all_ = (scratch)[0];                                                 \
+    for (int i_ = 1; i_ < XD_WG_LANES; ++i_) all_ = OP(all_, (scratch)[i_]); \
+    barrier(CLK_LOCAL_MEM_FENCE);                                           \
+    (out) = all_;                                                           \
+  } while (0)
+
+inline CT xd_add_ct(CT a, CT b) { return a + b; }
+
 inline CT xd_wg_sum(CT v, __local CT* scratch) {
-  const int lid = (int)get_local_id(0);
-  scratch[lid] = v;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (int w = XD_WG / 2; w > 0; w >>= 1) {
-    if (lid < w) scratch[lid] = scratch[lid] + scratch[lid + w];
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
-  const CT r = scratch[0];
-  barrier(CLK_LOCAL_MEM_FENCE);
+  CT r;
+  XD_WG_REDUCE(xd_add_ct, v, scratch, r);
   return r;
 }

@@ -19,6 +19,12 @@
 #ifndef XD_ROW_ITEMS
 #define XD_ROW_ITEMS 8
 #endif
+// At least two items per work-item in the _short kernels: PoCL 3.1 (LLVM 15) miscompiles the
+// one-item variant (rstd and dw left unwritten) unless optimisations are off.
+#if XD_ROW_ITEMS < 4
+#error "XD_ROW_ITEMS must be at least 4"
+#endif
+#define XD_SHORT_ITEMS (XD_ROW_ITEMS / 2)
 
 #define WT XD_CAT(xd_T_, XD_WT)
 #define XD_WDEC(v) ((CT)XD_CAT(xd_dec_, XD_WT)(v))
@@ -63,153 +69,162 @@ inline void xd_row_store4(__global T* p, long o, long j, long n, CT4 v) {
   }
 }
 
-// S.d[0] / S.f[0]: eps.
-__kernel __attribute__((reqd_work_group_size(XD_WG, 1, 1))) void xd_rms_norm(
-    __global T* y, __global RT* rstd, __global const T* x, __global const WT* w, long has_weight, const xd_layout L,
-    const xd_layout RL, long n, const xd_scalars S) {
-  __local CT scratch[XD_WG];
-  const ulong row = get_group_id(0);
-  const int lid = (int)get_local_id(0);
-  const int has_w = has_weight != 0;
-  const long xo = xd_offset_of(L, 0, row), yo = xd_offset_of(L, 1, row), ro = xd_offset_of(L, 2, row);
+// The kernels are macros over `items`: dense rows of up to XD_WG * 4 * items elements are cached
+// in registers (xd_rms_norm: XD_ROW_ITEMS; the _short kernels half that and half the registers,
+// so more work-groups fit on a compute unit). S.d[0] / S.f[0]: eps.
 #if XD_CLASS == 2
-  const CT eps = as_double(S.d[0]);
+#define XD_RMS_EPS(S) as_double((S).d[0])
 #else
-  const CT eps = S.f[0];
+#define XD_RMS_EPS(S) ((S).f[0])
 #endif
-  const long wo = RL.offset[2];
-  const int dense = RL.ndim == 1 && RL.stride[0][0] == 1 && RL.stride[1][0] == 1 && (!has_w || RL.stride[2][0] == 1);
-  if (dense && n <= (long)XD_WG * 4 * XD_ROW_ITEMS) {
-    CT4 cache[XD_ROW_ITEMS];
-    CT ss = (CT)0;
-#pragma unroll
-    for (int k = 0; k < XD_ROW_ITEMS; ++k) {
-      const long j = ((long)k * XD_WG + lid) * 4;
-      cache[k] = xd_row4(x, xo, j, n);
-      const CT4 sq = cache[k] * cache[k];
-      ss += (sq.s0 + sq.s1) + (sq.s2 + sq.s3);
-    }
-    ss = xd_wg_sum(ss, scratch);
-    const RT r = (RT)((CT)1 / sqrt(ss / (CT)n + eps));
-    if (lid == 0) rstd[ro] = r;
-#pragma unroll
-    for (int k = 0; k < XD_ROW_ITEMS; ++k) {
-      const long j = ((long)k * XD_WG + lid) * 4;
-      if (j < n) xd_row_store4(y, yo, j, n, (cache[k] * (CT)r) * xd_roww4(w, wo, j, n, has_w));
-    }
-    return;
-  }
-  // Long or strided rows: two passes over global memory.
-  CT ss = (CT)0;
-  for (long j = lid; j < n; j += XD_WG) {
-    const CT v = XD_LD(x, xo + (RL.ndim == 1 ? j * RL.stride[0][0] : xd_offset_of(RL, 0, (ulong)j)));
-    ss += v * v;
-  }
-  ss = xd_wg_sum(ss, scratch);
-  const RT r = (RT)((CT)1 / sqrt(ss / (CT)n + eps));
-  if (lid == 0) rstd[ro] = r;
-  for (long j = lid; j < n; j += XD_WG) {
-    long ox, oy, ow;
-    if (RL.ndim == 1) {
-      ox = j * RL.stride[0][0];
-      oy = j * RL.stride[1][0];
-      ow = wo + j * RL.stride[2][0];
-    } else {
-      ox = xd_offset_of(RL, 0, (ulong)j);
-      oy = xd_offset_of(RL, 1, (ulong)j);
-      ow = xd_offset_of(RL, 2, (ulong)j);
-    }
-    CT v = XD_LD(x, xo + ox) * (CT)r;
-    if (has_w) v *= XD_WDEC(w[ow]);
-    XD_ST(y, yo + oy, v);
-  }
+#define XD_RMS_NORM_KERNEL(NAME, items)                                                                      \
+  __kernel __attribute__((reqd_work_group_size(XD_WG, 1, 1))) void NAME(                                         \
+      __global T* y, __global RT* rstd, __global const T* x, __global const WT* w, long has_weight,               \
+      const xd_layout L, const xd_layout RL, long n, const xd_scalars S) {                                        \
+  __local CT scratch[XD_WG];                                                                                        \
+  const ulong row = get_group_id(0);                                                                                 \
+  const int lid = (int)get_local_id(0);                                                                              \
+  const int has_w = has_weight != 0;                                                                                 \
+  const long xo = xd_offset_of(L, 0, row), yo = xd_offset_of(L, 1, row), ro = xd_offset_of(L, 2, row);               \
+  const CT eps = XD_RMS_EPS(S);                                                                                      \
+  const long wo = RL.offset[2];                                                                                      \
+  const int dense = RL.ndim == 1 && RL.stride[0][0] == 1 && RL.stride[1][0] == 1 && (!has_w || RL.stride[2][0] == 1); \
+  if (dense && n <= (long)XD_WG * 4 * items) {                                                                       \
+    CT4 cache[items];                                                                                         \
+    CT ss = (CT)0;                                                                                                   \
+_Pragma("unroll")                                                                                                    \
+    for (int k = 0; k < items; ++k) {                                                                         \
+      const long j = ((long)k * XD_WG + lid) * 4;                                                                    \
+      cache[k] = xd_row4(x, xo, j, n);                                                                               \
+      const CT4 sq = cache[k] * cache[k];                                                                            \
+      ss += (sq.s0 + sq.s1) + (sq.s2 + sq.s3);                                                                       \
+    }                                                                                                                \
+    ss = xd_wg_sum(ss, scratch);                                                                                     \
+    const RT r = (RT)((CT)1 / sqrt(ss / (CT)n + eps));                                                               \
+    if (lid == 0) rstd[ro] = r;                                                                                      \
+_Pragma("unroll")                                                                                                    \
+    for (int k = 0; k < items; ++k) {                                                                         \
+      const long j = ((long)k * XD_WG + lid) * 4;                                                                    \
+      if (j < n) xd_row_store4(y, yo, j, n, (cache[k] * (CT)r) * xd_roww4(w, wo, j, n, has_w));                      \
+    }                                                                                                                \
+    return;                                                                                                          \
+  }                                                                                                                  \
+  /* Long or strided rows: two passes over global memory. */                                                         \
+  CT ss = (CT)0;                                                                                                     \
+  for (long j = lid; j < n; j += XD_WG) {                                                                            \
+    const CT v = XD_LD(x, xo + (RL.ndim == 1 ? j * RL.stride[0][0] : xd_offset_of(RL, 0, (ulong)j)));                \
+    ss += v * v;                                                                                                     \
+  }                                                                                                                  \
+  ss = xd_wg_sum(ss, scratch);                                                                                       \
+  const RT r = (RT)((CT)1 / sqrt(ss / (CT)n + eps));                                                                 \
+  if (lid == 0) rstd[ro] = r;                                                                                        \
+  for (long j = lid; j < n; j += XD_WG) {                                                                            \
+    long ox, oy, ow;                                                                                                 \
+    if (RL.ndim == 1) {                                                                                              \
+      ox = j * RL.stride[0][0];                                                                                      \
+      oy = j * RL.stride[1][0];                                                                                      \
+      ow = wo + j * RL.stride[2][0];                                                                                 \
+    } else {                                                                                                         \
+      ox = xd_offset_of(RL, 0, (ulong)j);                                                                            \
+      oy = xd_offset_of(RL, 1, (ulong)j);                                                                            \
+      ow = xd_offset_of(RL, 2, (ulong)j);                                                                            \
+    }                                                                                                                \
+    CT v = XD_LD(x, xo + ox) * (CT)r;                                                                                \
+    if (has_w) v *= XD_WDEC(w[ow]);                                                                                  \
+    XD_ST(y, yo + oy, v);                                                                                            \
+  }                                                                                                                  \
 }
+XD_RMS_NORM_KERNEL(xd_rms_norm, XD_ROW_ITEMS)
+XD_RMS_NORM_KERNEL(xd_rms_norm_short, XD_SHORT_ITEMS)
 
 // flags: bit 0 weight present, bit 1 dx wanted, bit 2 dw wanted. `part` (offset poff) holds G rows
-// of n partial dw sums, one per work-group.
-__kernel __attribute__((reqd_work_group_size(XD_WG, 1, 1))) void xd_rms_norm_backward(
-    __global T* dx, __global CT* part, long poff, __global const T* g, __global const T* x, __global const RT* rstd,
-    __global const WT* w, long flags, const xd_layout L, const xd_layout RL, long n) {
-  __local CT scratch[XD_WG];
-  const int lid = (int)get_local_id(0);
-  const ulong grp = get_group_id(0), groups = get_num_groups(0);
-  const int has_w = (flags & 1) != 0, want_dx = (flags & 2) != 0, want_dw = (flags & 4) != 0;
-  const long wo = RL.offset[2];
-  __global CT* mine = part + poff + (long)grp * n;
-  const int dense = RL.ndim == 1 && RL.stride[0][0] == 1 && RL.stride[1][0] == 1 && RL.stride[3][0] == 1 &&
-                    (!has_w || RL.stride[2][0] == 1);
-  if (dense && n <= (long)XD_WG * 4 * XD_ROW_ITEMS) {
-    CT4 dw[XD_ROW_ITEMS];
-#pragma unroll
-    for (int k = 0; k < XD_ROW_ITEMS; ++k) dw[k] = (CT4)((CT)0);
-    for (ulong row = grp; row < (ulong)L.numel; row += groups) {
-      const long go = xd_offset_of(L, 0, row), xo = xd_offset_of(L, 1, row);
-      const long dxo = xd_offset_of(L, 3, row);
-      const CT r = (CT)rstd[xd_offset_of(L, 2, row)];
-      CT4 gc[XD_ROW_ITEMS], xc[XD_ROW_ITEMS];
-      CT sum = (CT)0;
-#pragma unroll
-      for (int k = 0; k < XD_ROW_ITEMS; ++k) {
-        const long j = ((long)k * XD_WG + lid) * 4;
-        gc[k] = xd_row4(g, go, j, n);
-        xc[k] = xd_row4(x, xo, j, n) * r;  // xh
-        const CT4 gw = gc[k] * xd_roww4(w, wo, j, n, has_w);
-        const CT4 p = gw * xc[k];
-        sum += (p.s0 + p.s1) + (p.s2 + p.s3);
-        if (want_dw) dw[k] += gc[k] * xc[k];
-        gc[k] = gw;
-      }
-      if (want_dx) {
-        const CT mean = xd_wg_sum(sum, scratch) / (CT)n;
-#pragma unroll
-        for (int k = 0; k < XD_ROW_ITEMS; ++k) {
-          const long j = ((long)k * XD_WG + lid) * 4;
-          xd_row_store4(dx, dxo, j, n, r * (gc[k] - xc[k] * mean));
-        }
-      }
-    }
-    if (want_dw) {
-#pragma unroll
-      for (int k = 0; k < XD_ROW_ITEMS; ++k) {
-        const long j = ((long)k * XD_WG + lid) * 4;
-        if (j + 4 <= n) {
-          XD_VSTORE4(CT4, dw[k], mine + j);
-        } else if (j < n) {
-          mine[j] = dw[k].s0;
-          if (j + 1 < n) mine[j + 1] = dw[k].s1;
-          if (j + 2 < n) mine[j + 2] = dw[k].s2;
-        }
-      }
-    }
-    return;
-  }
-  // Long or strided rows: dx reads g, x and w twice; dw partials accumulate in the buffer (each
-  // column always belongs to the same work-item, so no two work-items touch one element).
-  if (want_dw)
-    for (long j = lid; j < n; j += XD_WG) mine[j] = (CT)0;
-  for (ulong row = grp; row < (ulong)L.numel; row += groups) {
-    const long go = xd_offset_of(L, 0, row), xo = xd_offset_of(L, 1, row);
-    const long dxo = xd_offset_of(L, 3, row);
-    const CT r = (CT)rstd[xd_offset_of(L, 2, row)];
-    CT sum = (CT)0;
-    for (long j = lid; j < n; j += XD_WG) {
-      const CT gv = XD_LD(g, go + xd_offset_of(RL, 0, (ulong)j));
-      const CT xh = XD_LD(x, xo + xd_offset_of(RL, 1, (ulong)j)) * r;
-      const CT gw = has_w ? gv * XD_WDEC(w[xd_offset_of(RL, 2, (ulong)j)]) : gv;
-      sum += gw * xh;
-      if (want_dw) mine[j] += gv * xh;
-    }
-    if (want_dx) {
-      const CT mean = xd_wg_sum(sum, scratch) / (CT)n;
-      for (long j = lid; j < n; j += XD_WG) {
-        const CT gv = XD_LD(g, go + xd_offset_of(RL, 0, (ulong)j));
-        const CT xh = XD_LD(x, xo + xd_offset_of(RL, 1, (ulong)j)) * r;
-        const CT gw = has_w ? gv * XD_WDEC(w[xd_offset_of(RL, 2, (ulong)j)]) : gv;
-        XD_ST(dx, dxo + xd_offset_of(RL, 3, (ulong)j), r * (gw - xh * mean));
-      }
-    }
-  }
+// of n partial dw sums, one per work-group. `items` as in the forward pass.
+#define XD_RMS_NORM_BACKWARD_KERNEL(NAME, items)                                                             \
+  __kernel __attribute__((reqd_work_group_size(XD_WG, 1, 1))) void NAME(                                         \
+      __global T* dx, __global CT* part, long poff, __global const T* g, __global const T* x,                     \
+      __global const RT* rstd, __global const WT* w, long flags, const xd_layout L, const xd_layout RL, long n) { \
+  __local CT scratch[XD_WG];                                                                                        \
+  const int lid = (int)get_local_id(0);                                                                              \
+  const ulong grp = get_group_id(0), groups = get_num_groups(0);                                                     \
+  const int has_w = (flags & 1) != 0, want_dx = (flags & 2) != 0, want_dw = (flags & 4) != 0;                        \
+  const long wo = RL.offset[2];                                                                                      \
+  __global CT* mine = part + poff + (long)grp * n;                                                                   \
+  const int dense = RL.ndim == 1 && RL.stride[0][0] == 1 && RL.stride[1][0] == 1 && RL.stride[3][0] == 1 &&          \
+                    (!has_w || RL.stride[2][0] == 1);                                                                \
+  if (dense && n <= (long)XD_WG * 4 * items) {                                                                       \
+    CT4 dw[items];                                                                                            \
+_Pragma("unroll")                                                                                                    \
+    for (int k = 0; k < items; ++k) dw[k] = (CT4)((CT)0);                           \
+    for (ulong row = grp; row < (ulong)L.numel; row += groups) {                                                     \
+      const long go = xd_offset_of(L, 0, row), xo = xd_offset_of(L, 1, row);                                         \
+      const long dxo = xd_offset_of(L, 3, row);                                                                      \
+      const CT r = (CT)rstd[xd_offset_of(L, 2, row)];                                                                \
+      CT4 gc[items], xc[items];                                                                        \
+      CT sum = (CT)0;                                                                                                \
+_Pragma("unroll")                                                                                                    \
+      for (int k = 0; k < items; ++k) {                                                                       \
+        const long j = ((long)k * XD_WG + lid) * 4;                                                                  \
+        gc[k] = xd_row4(g, go, j, n);                                                                                \
+        xc[k] = xd_row4(x, xo, j, n) * r;  /* xh */                                                                  \
+        const CT4 gw = gc[k] * xd_roww4(w, wo, j, n, has_w);                                                         \
+        const CT4 p = gw * xc[k];                                                                                    \
+        sum += (p.s0 + p.s1) + (p.s2 + p.s3);                                                                        \
+        if (want_dw) dw[k] += gc[k] * xc[k];                                                                         \
+        gc[k] = gw;                                                                                                  \
+      }                                                                                                              \
+      if (want_dx) {                                                                                                 \
+        const CT mean = xd_wg_sum(sum, scratch) / (CT)n;                                                             \
+_Pragma("unroll")                                                                                                    \
+        for (int k = 0; k < items; ++k) {                                                                     \
+          const long j = ((long)k * XD_WG + lid) * 4;                                                                \
+          xd_row_store4(dx, dxo, j, n, r * (gc[k] - xc[k] * mean));                                                  \
+        }                                                                                                            \
+      }                                                                                                              \
+    }                                                                                                                \
+    if (want_dw) {                                                                                                   \
+_Pragma("unroll")                                                                                                    \
+      for (int k = 0; k < items; ++k) {                                                                       \
+        const long j = ((long)k * XD_WG + lid) * 4;                                                                  \
+        if (j + 4 <= n) {                                                                                            \
+          XD_VSTORE4(CT4, dw[k], mine + j);                                                                          \
+        } else if (j < n) {                                                                                          \
+          mine[j] = dw[k].s0;                                                                                        \
+          if (j + 1 < n) mine[j + 1] = dw[k].s1;                                                                     \
+          if (j + 2 < n) mine[j + 2] = dw[k].s2;                                                                     \
+        }                                                                                                            \
+      }                                                                                                              \
+    }                                                                                                                \
+    return;                                                                                                          \
+  }                                                                                                                  \
+  /* Long or strided rows: dx reads g, x and w twice; dw partials accumulate in the buffer (each */                  \
+  /* column always belongs to the same work-item, so no two work-items touch one element). */                        \
+  if (want_dw)                                                                                                       \
+    for (long j = lid; j < n; j += XD_WG) mine[j] = (CT)0;                                                           \
+  for (ulong row = grp; row < (ulong)L.numel; row += groups) {                                                       \
+    const long go = xd_offset_of(L, 0, row), xo = xd_offset_of(L, 1, row);                                           \
+    const long dxo = xd_offset_of(L, 3, row);                                                                        \
+    const CT r = (CT)rstd[xd_offset_of(L, 2, row)];                                                                  \
+    CT sum = (CT)0;                                                                                                  \
+    for (long j = lid; j < n; j += XD_WG) {                                                                          \
+      const CT gv = XD_LD(g, go + xd_offset_of(RL, 0, (ulong)j));                                                    \
+      const CT xh = XD_LD(x, xo + xd_offset_of(RL, 1, (ulong)j)) * r;                                                \
+      const CT gw = has_w ? gv * XD_WDEC(w[xd_offset_of(RL, 2, (ulong)j)]) : gv;                                     \
+      sum += gw * xh;                                                                                                \
+      if (want_dw) mine[j] += gv * xh;                                                                               \
+    }                                                                                                                \
+    if (want_dx) {                                                                                                   \
+      const CT mean = xd_wg_sum(sum, scratch) / (CT)n;                                                               \
+      for (long j = lid; j < n; j += XD_WG) {                                                                        \
+        const CT gv = XD_LD(g, go + xd_offset_of(RL, 0, (ulong)j));                                                  \
+        const CT xh = XD_LD(x, xo + xd_offset_of(RL, 1, (ulong)j)) * r;                                              \
+        const CT gw = has_w ? gv * XD_WDEC(w[xd_offset_of(RL, 2, (ulong)j)]) : gv;                                   \
+        XD_ST(dx, dxo + xd_offset_of(RL, 3, (ulong)j), r * (gw - xh * mean));                                        \
+      }                                                                                                              \
+    }                                                                                                                \
+  }                                                                                                                  \
 }
+XD_RMS_NORM_BACKWARD_KERNEL(xd_rms_norm_backward, XD_ROW_ITEMS)
+XD_RMS_NORM_BACKWARD_KERNEL(xd_rms_norm_backward_short, XD_SHORT_ITEMS)
 
 // dw[j] = sum of the G partials of column j, in order; rounded to W. DL walks dw (operand 0).
 __kernel void xd_rms_norm_dw(__global WT* dw, __global const CT* part, long poff, long groups, const xd_layout DL,

@@ -17,20 +17,14 @@
 #define XD_ROW_ITEMS 8
 #endif
 #define XD_SM_ITEMS XD_ROW_ITEMS
+#define XD_SM_SHORT_ITEMS (XD_ROW_ITEMS / 2)  // >= 2: see rms_norm.cl
 
 inline CT xd_sm_max(CT a, CT x) { return isnan(a) ? a : (isnan(x) ? x : (x > a ? x : a)); }
 
-// Work-group reductions through local memory; every work-item gets the result.
+// Work-group maximum (NaN wins); every work-item gets the result.
 inline CT xd_wg_max(CT v, __local CT* scratch) {
-  const int lid = (int)get_local_id(0);
-  scratch[lid] = v;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (int w = XD_WG / 2; w > 0; w >>= 1) {
-    if (lid < w) scratch[lid] = xd_sm_max(scratch[lid], scratch[lid + w]);
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
-  const CT r = scratch[0];
-  barrier(CLK_LOCAL_MEM_FENCE);
+  CT r;
+  XD_WG_REDUCE(xd_sm_max, v, scratch, r);
   return r;
 }
 
@@ -47,37 +41,45 @@ inline void xd_online_step(CT* m, CT* s, CT x) {
   *s += x == *m ? (CT)1 : exp(x - *m);
 }
 
+// Folds the statistics (m2, s2) into (*m, *s).
+inline void xd_online_merge(CT* m, CT* s, CT m2, CT s2) {
+  const CT mm = xd_sm_max(*m, m2);
+  *s = *s * xd_sm_rescale(*m, mm) + s2 * xd_sm_rescale(m2, mm);
+  *m = mm;
+}
+
+// The work-group's statistics from every work-item's, in two levels as XD_WG_REDUCE (common.cl).
 inline void xd_wg_online(CT* m, CT* s, __local CT* sm, __local CT* ss) {
   const int lid = (int)get_local_id(0);
   sm[lid] = *m;
   ss[lid] = *s;
   barrier(CLK_LOCAL_MEM_FENCE);
-  for (int w = XD_WG / 2; w > 0; w >>= 1) {
-    if (lid < w) {
-      const CT m1 = sm[lid], m2 = sm[lid + w];
-      const CT mm = xd_sm_max(m1, m2);
-      ss[lid] = ss[lid] * xd_sm_rescale(m1, mm) + ss[lid + w] * xd_sm_rescale(m2, mm);
-      sm[lid] = mm;
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
+  if (lid < XD_WG_LANES) {
+    CT m1 = sm[lid], s1 = ss[lid];
+    for (int i = lid + XD_WG_LANES; i < XD_WG; i += XD_WG_LANES) xd_online_merge(&m1, &s1, sm[i], ss[i]);
+    sm[lid] = m1;
+    ss[lid] = s1;
   }
-  *m = sm[0];
-  *s = isinf(sm[0]) && sm[0] > (CT)0 ? (CT)NAN : ss[0];
   barrier(CLK_LOCAL_MEM_FENCE);
+  CT m_all = sm[0], s_all = ss[0];
+  for (int i = 1; i < XD_WG_LANES; ++i) xd_online_merge(&m_all, &s_all, sm[i], ss[i]);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  *m = m_all;
+  *s = isinf(m_all) && m_all > (CT)0 ? (CT)NAN : s_all;
 }
 
-#define XD_SOFTMAX_KERNELS(NAME, LOG)                                                                             \
-  __kernel __attribute__((reqd_work_group_size(XD_WG, 1, 1))) void XD_CAT(NAME, _row)(                            \
+#define XD_SOFTMAX_ROW(KNAME, LOG, ITEMS)                                                                             \
+  __kernel __attribute__((reqd_work_group_size(XD_WG, 1, 1))) void KNAME(                            \
       __global T* out, __global const T* in, const xd_layout L, long len, long step_out, long step_in) {          \
     __local CT scratch[XD_WG];                                                                                    \
     __local CT scratch2[XD_WG];                                                                                   \
     const ulong row = get_group_id(0);                                                                            \
     const int lid = (int)get_local_id(0);                                                                         \
     const long yo = xd_offset_of(L, 0, row), xo = xd_offset_of(L, 1, row);                                        \
-    if (step_in == 1 && step_out == 1 && len <= (long)XD_WG * 4 * XD_SM_ITEMS) {                                  \
-      CT4 cache[XD_SM_ITEMS];                                                                                     \
+    if (step_in == 1 && step_out == 1 && len <= (long)XD_WG * 4 * ITEMS) {                                  \
+      CT4 cache[ITEMS];                                                                                     \
       CT m = -INFINITY;                                                                                           \
-      _Pragma("unroll") for (int k = 0; k < XD_SM_ITEMS; ++k) {                                                   \
+      _Pragma("unroll") for (int k = 0; k < ITEMS; ++k) {                                                   \
         const long j = ((long)k * XD_WG + lid) * 4;                                                               \
         CT4 v = (CT4)(-INFINITY);                                                                                 \
         if (j + 4 <= len) {                                                                                       \
@@ -90,9 +92,12 @@ inline void xd_wg_online(CT* m, CT* s, __local CT* sm, __local CT* ss) {
         cache[k] = v;                                                                                             \
         m = xd_sm_max(xd_sm_max(xd_sm_max(xd_sm_max(m, v.s0), v.s1), v.s2), v.s3);                                \
       }                                                                                                           \
+      /* The row maximum (cheap to combine), then exp once per element and the sum. Combining */                  \
+      /* (maximum, sum) pairs instead chains an exp into every step of the work-group reduction */                \
+      /* (slower on an H100). Softmax scales by 1 / sum rather than dividing each element. */                     \
       m = xd_wg_max(m, scratch);                                                                                  \
       CT sum = (CT)0;                                                                                             \
-      _Pragma("unroll") for (int k = 0; k < XD_SM_ITEMS; ++k) {                                                   \
+      _Pragma("unroll") for (int k = 0; k < ITEMS; ++k) {                                                         \
         const long j = ((long)k * XD_WG + lid) * 4;                                                               \
         if (j < len) {                                                                                            \
           const CT4 e = exp(cache[k] - m);                                                                        \
@@ -103,11 +108,12 @@ inline void xd_wg_online(CT* m, CT* s, __local CT* sm, __local CT* ss) {
           if (!LOG) cache[k] = e;                                                                                 \
         }                                                                                                         \
       }                                                                                                           \
-      sum = xd_wg_sum(sum, scratch);                                                                              \
-      const CT ls = log(sum);                                                                                     \
-      _Pragma("unroll") for (int k = 0; k < XD_SM_ITEMS; ++k) {                                                   \
+      const CT S = xd_wg_sum(sum, scratch), M = m;                                                                \
+      const CT ls = log(S);                                                                                       \
+      const CT scale = (CT)1 / S;                                                                                 \
+      _Pragma("unroll") for (int k = 0; k < ITEMS; ++k) {                                                         \
         const long j = ((long)k * XD_WG + lid) * 4;                                                               \
-        const CT4 r = LOG ? (cache[k] - m) - ls : cache[k] / sum;                                                 \
+        const CT4 r = LOG ? (cache[k] - M) - ls : cache[k] * scale;                                               \
         if (j + 4 <= len) {                                                                                       \
           xd_store4(out, yo + j, 1, r);                                                                           \
         } else if (j < len) {                                                                                     \
@@ -127,7 +133,9 @@ inline void xd_wg_online(CT* m, CT* s, __local CT* sm, __local CT* ss) {
       const CT x = XD_LD(in, xo + j * step_in);                                                                   \
       XD_ST(out, yo + j * step_out, LOG ? (x - m) - ls : exp(x - m) / sum);                                       \
     }                                                                                                             \
-  }                                                                                                               \
+  }
+
+#define XD_SOFTMAX_LANE(NAME, LOG)                                                                               \
   __kernel void XD_CAT(NAME, _lane)(__global T* out, __global const T* in, const xd_layout L, long len,           \
                                     long step_out, long step_in) {                                                \
     const ulong row = get_global_id(0);                                                                           \
@@ -143,6 +151,14 @@ inline void xd_wg_online(CT* m, CT* s, __local CT* sm, __local CT* ss) {
       XD_ST(out, yo + j * step_out, LOG ? (x - m) - ls : exp(x - m) / sum);                                       \
     }                                                                                                             \
   }
+
+// _row caches rows of up to XD_WG * 4 * XD_SM_ITEMS elements in registers; _row_short half that,
+// with half the registers, so more work-groups fit on a compute unit (the host picks it for the
+// rows it fits).
+#define XD_SOFTMAX_KERNELS(NAME, LOG)                                    \
+  XD_SOFTMAX_ROW(XD_CAT(NAME, _row), LOG, XD_SM_ITEMS)                    \
+  XD_SOFTMAX_ROW(XD_CAT(NAME, _row_short), LOG, XD_SM_SHORT_ITEMS)        \
+  XD_SOFTMAX_LANE(NAME, LOG)
 
 XD_SOFTMAX_KERNELS(xd_softmax, 0)
 XD_SOFTMAX_KERNELS(xd_log_softmax, 1)

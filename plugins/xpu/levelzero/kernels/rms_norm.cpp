@@ -36,7 +36,8 @@ xd_status run_rms_norm(const xd_kernel_call* c) {
     if (L.numel == 0) return;
     const int64_t n = RL.numel;
     const int64_t has_w = w != nullptr ? 1 : 0;
-    launch kl(c, "rms_norm", norm_tag(x, w), "xd_rms_norm");
+    const bool short_row = xpu::row_is_short(n, kWorkGroup, xpu::kRowItems);
+    launch kl(c, "rms_norm", norm_tag(x, w), short_row ? "xd_rms_norm_short" : "xd_rms_norm");
     kl.ptr(y).ptr(rstd).ptr(x).ptr(w != nullptr ? *w : x).value(has_w).value(L).value(RL).value(n);
     kl.value(xpu::make_scalars(attrs.eps));
     kl.run_groups(static_cast<uint64_t>(L.numel));
@@ -83,7 +84,8 @@ xd_status run_rms_norm_backward(const xd_kernel_call* c) {
     }
     const int64_t flags = (w != nullptr ? 1 : 0) | (dx != nullptr ? 2 : 0) | (dw != nullptr ? 4 : 0);
     {
-      launch kb(c, "rms_norm", tag, "xd_rms_norm_backward");
+      const bool short_row = xpu::row_is_short(n, kWorkGroup, xpu::kRowItems);
+      launch kb(c, "rms_norm", tag, short_row ? "xd_rms_norm_backward_short" : "xd_rms_norm_backward");
       kb.ptr(dx != nullptr ? *dx : x).ptr(part.base).value(poff).ptr(g).ptr(x).ptr(rstd).ptr(w != nullptr ? *w : x);
       kb.value(flags).value(L).value(RL).value(n);
       kb.run_groups(static_cast<uint64_t>(groups));

@@ -18,7 +18,8 @@ xd_status run(const xd_kernel_call* c, bool log) {
     const xpu::layout L = layout_of(in.ndim, in.sizes, {operand_of(out), operand_of(in)}, uint64_t{1} << dim);
     if (len == 0 || L.numel == 0) return;
     const bool by_group = xpu::softmax_by_group(step_in, L.numel);
-    launch k(c, "softmax", in.dtype, xpu::softmax_entry(log, by_group));
+    const bool short_row = step_in == 1 && step_out == 1 && xpu::row_is_short(len, kWorkGroup, xpu::kRowItems);
+    launch k(c, "softmax", in.dtype, xpu::softmax_entry(log, by_group, short_row));
     k.ptr(out).ptr(in).value(L).value(len).value(step_out).value(step_in);
     if (by_group)
       k.run_groups(static_cast<uint64_t>(L.numel));

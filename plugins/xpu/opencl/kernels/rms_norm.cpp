@@ -42,7 +42,9 @@ xd_status run_rms_norm(const xd_kernel_call* c) {
     const cl_long n = RL.numel;
     const cl_long has_w = w != nullptr ? 1 : 0;
     device& dev = call_device(c);
-    launch kl(c, {family::norm, x.dtype, w != nullptr ? w->dtype : x.dtype}, "xd_rms_norm");
+    const bool short_row = xpu::row_is_short(n, static_cast<int64_t>(dev.work_group), dev.row_items);
+    launch kl(c, {family::norm, x.dtype, w != nullptr ? w->dtype : x.dtype},
+              short_row ? "xd_rms_norm_short" : "xd_rms_norm");
     kl.mem(y).mem(rstd).mem(x).mem(w != nullptr ? *w : x).arg(has_w).arg(L).arg(RL).arg(n);
     kl.arg(make_scalars(attrs.eps));
     kl.run(static_cast<size_t>(L.numel) * dev.work_group, dev.work_group);
@@ -92,7 +94,8 @@ xd_status run_rms_norm_backward(const xd_kernel_call* c) {
     }
     const cl_long flags = (w != nullptr ? 1 : 0) | (dx != nullptr ? 2 : 0) | (dw != nullptr ? 4 : 0);
     {
-      launch kb(c, prog, "xd_rms_norm_backward");
+      const bool short_row = xpu::row_is_short(n, static_cast<int64_t>(dev.work_group), dev.row_items);
+      launch kb(c, prog, short_row ? "xd_rms_norm_backward_short" : "xd_rms_norm_backward");
       kb.mem(dx != nullptr ? *dx : x).mem(part.mem).arg(poff).mem(g).mem(x).mem(rstd).mem(w != nullptr ? *w : x);
       kb.arg(flags).arg(L).arg(RL).arg(n);
       kb.run(static_cast<size_t>(groups) * dev.work_group, dev.work_group);

@@ -17,7 +17,8 @@ xd_status run_softmax(const xd_kernel_call* c) {
     if (len == 0 || L.numel == 0) return;
     device& dev = call_device(c);
     const bool by_group = xpu::softmax_by_group(step_in, L.numel);  // shared with Level Zero
-    launch k(c, {family::reduce, in.dtype}, xpu::softmax_entry(Log, by_group));
+    const bool short_row = step_in == 1 && step_out == 1 && xpu::row_is_short(len, static_cast<int64_t>(dev.work_group), dev.row_items);
+    launch k(c, {family::reduce, in.dtype}, xpu::softmax_entry(Log, by_group, short_row));
     k.mem(out).mem(in).arg(L).arg(len).arg(step_out).arg(step_in);
     if (by_group)
       k.run(static_cast<size_t>(L.numel) * dev.work_group, dev.work_group);

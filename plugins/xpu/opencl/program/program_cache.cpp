@@ -107,9 +107,8 @@ std::string program_cache::build_options(const program_id& id) const {
   o += dtype_tag(id.dtype);
   if (id.wtype >= 0) o += std::string(" -DXD_WT=") + dtype_tag(id.wtype);
   o += " -DXD_WG=" + std::to_string(device_.work_group);
-  // Rows cached in registers by softmax and rms_norm: XD_WG * 4 * items elements. CPU runtimes
-  // gain nothing from a register cache and compile the unrolled loops slowly.
-  o += std::string(" -DXD_ROW_ITEMS=") + (device_.kind == XD_DEVICE_KIND_CPU ? "2" : "8");
+  // Rows cached in registers by softmax and rms_norm: XD_WG * 4 * items elements.
+  o += " -DXD_ROW_ITEMS=" + std::to_string(device_.row_items);
   if (device_.fp64) o += " -DXD_HAS_FP64";
   // Exact float division and sqrt, as the reference computes them (div, sqrt, rsqrt, softmax).
   if (device_.correctly_rounded_sqrt) o += " -cl-fp32-correctly-rounded-divide-sqrt";
@@ -239,6 +238,11 @@ void program_cache::build(entry& e, const program_id& id) {
   char line[64];
   std::snprintf(line, sizeof line, " in %.1f ms", ms_since(t0));
   log(XD_LOG_DEBUG, describe(id) + ": built from source" + line + " (options: " + options + ")");
+  // A successful build's log holds the compiler's warnings and, asked for through
+  // XD_OPENCL_BUILD_OPTIONS (NVIDIA: -cl-nv-verbose), register and spill counts per kernel.
+  if (const std::string blog = build_log(p, device_.id);
+      blog.find_first_not_of(" \t\r\n") != std::string::npos && blog != "(no build log)")
+    log(XD_LOG_DEBUG, describe(id) + ": build log:\n" + blog);
 
   if (!path.empty()) {
     if (bin.empty()) {

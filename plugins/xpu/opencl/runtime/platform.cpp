@@ -2,6 +2,7 @@
 
 #include "program/program_cache.hpp"
 #include "runtime/host.hpp"
+#include "xpu_plan.hpp"
 
 #include <algorithm>
 
@@ -82,6 +83,7 @@ std::unique_ptr<device> describe(cl_platform_id p, cl_device_id id) {
   size_t wg = 1;
   while (wg * 2 <= std::min<size_t>(256, d->max_work_group)) wg *= 2;
   d->work_group = wg;
+  d->row_items = d->kind == XD_DEVICE_KIND_CPU ? xpu::kRowItemsCpu : xpu::kRowItems;
   d->cache_objects = d->kind == XD_DEVICE_KIND_CPU && device_value<cl_bool>(id, CL_DEVICE_LINKER_AVAILABLE, CL_FALSE);
   return d;
 }

@@ -34,6 +34,9 @@ struct device {
   // CPU devices, whose runtimes compile every kernel to export an executable (program_cache.cpp).
   bool cache_objects = false;
   size_t work_group = 256;  // local size of the generic kernels (XD_WG): 256 or the device maximum
+  // XD_ROW_ITEMS of softmax.cl/rms_norm.cl (xpu::kRowItems, or xpu::kRowItemsCpu on CPU devices,
+  // whose runtimes gain nothing from a register cache and compile the unrolled loops slowly).
+  int64_t row_items = 8;
   std::unique_ptr<program_cache> programs;
   // Events time with an empty kernel instead of a marker (runtime/stream.cpp), probed once.
   std::once_flag timing_once;
