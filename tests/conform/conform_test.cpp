@@ -195,7 +195,9 @@ TEST(Conform, GoldenSamplePassesOnTheCpuReference) {
     if (c["op"] == "int_mm" || c["op"] == "scaled_mm") {
       EXPECT_EQ(c["status"], "unsupported") << c["id"];
     }
-    if (c["op"] == "weight_int4_mm") EXPECT_EQ(c["status"], "passed") << c["id"];
+    if (c["op"] == "weight_int4_mm") {
+      EXPECT_EQ(c["status"], "passed") << c["id"];
+    }
   }
 }
 
