@@ -12,8 +12,8 @@ using namespace detail;
 
 namespace {
 
-constexpr uint32_t kInt4MmDtypes = (1u << static_cast<int>(Dtype::f32)) | (1u << static_cast<int>(Dtype::f16)) |
-                                   (1u << static_cast<int>(Dtype::bf16));
+constexpr uint32_t kInt4MmDtypes =
+    (1u << static_cast<int>(Dtype::f32)) | (1u << static_cast<int>(Dtype::f16)) | (1u << static_cast<int>(Dtype::bf16));
 constexpr uint32_t kQuantizeDtypes = (1u << static_cast<int>(Dtype::f32)) | (1u << static_cast<int>(Dtype::bf16));
 
 std::string str(int64_t v) { return std::to_string(v); }

@@ -32,27 +32,28 @@ inline const char* error_kind(const std::exception& e) {
 // Runs f and checks it throws exactly E (typeid equality: a subclass of E fails too) with a message
 // that contains every one of `parts`.
 template <class E, class F>
- ::testing::AssertionResult throws_exactly(F&& f, std::initializer_list<std::string_view> parts) {
+::testing::AssertionResult throws_exactly(F&& f, std::initializer_list<std::string_view> parts) {
   try {
     f();
   } catch (const E& e) {
     const std::string msg = e.what();
     if (typeid(e) != typeid(E))
-      return ::testing::AssertionFailure() << "threw " << error_kind(e) << " (a subclass), expected exactly "
-                                           << error_kind(E("")) << ": " << msg;
+      return ::testing::AssertionFailure()
+             << "threw " << error_kind(e) << " (a subclass), expected exactly " << error_kind(E("")) << ": " << msg;
     for (std::string_view p : parts)
       if (msg.find(p) == std::string::npos)
         return ::testing::AssertionFailure() << "the message lacks \"" << p << "\":\n  " << msg;
     return ::testing::AssertionSuccess();
   } catch (const std::exception& e) {
-    return ::testing::AssertionFailure() << "threw " << error_kind(e) << ", expected " << error_kind(E(""))
-                                         << ": " << e.what();
+    return ::testing::AssertionFailure() << "threw " << error_kind(e) << ", expected " << error_kind(E("")) << ": "
+                                         << e.what();
   } catch (...) {
     return ::testing::AssertionFailure() << "threw something that is not a std::exception";
   }
   return ::testing::AssertionFailure() << "nothing was thrown, expected " << error_kind(E(""));
 }
 
-#define EXPECT_THROWS_EXACTLY(E, stmt, ...) EXPECT_TRUE(::xd::test::throws_exactly<E>([&] { (void)(stmt); }, {__VA_ARGS__}))
+#define EXPECT_THROWS_EXACTLY(E, stmt, ...) \
+  EXPECT_TRUE(::xd::test::throws_exactly<E>([&] { (void)(stmt); }, {__VA_ARGS__}))
 
 }  // namespace xd::test

@@ -1,8 +1,8 @@
 // Bad inputs of weight_int4_mm and quantize_int4: each kind gets its typed error, with a message
 // naming the op, the argument and what was expected.
-#include "support/throws_exactly.hpp"
-
 #include <xd/xd.hpp>
+
+#include "support/throws_exactly.hpp"
 
 #include <gtest/gtest.h>
 
@@ -55,24 +55,24 @@ TEST(Int4BadInputs, KNotAMultipleOfTheGroupSizeIsAShapeError) {
 
 TEST(Int4BadInputs, WeightDtypeAndShape) {
   Operands o;
-  EXPECT_THROWS_EXACTLY(xd::DtypeError, xd::weight_int4_mm(o.x, of({8, 32}, Dtype::i8), o.s, o.z, 32),
-                        "weight_int4_mm", "'weight' has dtype i8", "must be u8");
-  EXPECT_THROWS_EXACTLY(xd::ShapeError, xd::weight_int4_mm(o.x, of({8, 64}, Dtype::u8), o.s, o.z, 32),
-                        "weight_int4_mm", "'weight' [8, 64] must be [N, K/2] = [8, 32]");
-  EXPECT_THROWS_EXACTLY(xd::ShapeError, xd::weight_int4_mm(o.x, of({256}, Dtype::u8), o.s, o.z, 32),
-                        "weight_int4_mm", "'weight' must be 2-d, got 1-d");
+  EXPECT_THROWS_EXACTLY(xd::DtypeError, xd::weight_int4_mm(o.x, of({8, 32}, Dtype::i8), o.s, o.z, 32), "weight_int4_mm",
+                        "'weight' has dtype i8", "must be u8");
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, xd::weight_int4_mm(o.x, of({8, 64}, Dtype::u8), o.s, o.z, 32), "weight_int4_mm",
+                        "'weight' [8, 64] must be [N, K/2] = [8, 32]");
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, xd::weight_int4_mm(o.x, of({256}, Dtype::u8), o.s, o.z, 32), "weight_int4_mm",
+                        "'weight' must be 2-d, got 1-d");
 }
 
 TEST(Int4BadInputs, ScalesAndZerosDtypesAndShapes) {
   Operands o;
   EXPECT_THROWS_EXACTLY(xd::DtypeError, xd::weight_int4_mm(o.x, o.w, of({2, 8}, Dtype::bf16), o.z, 32),
                         "weight_int4_mm", "'input' is f32 but 'scales' is bf16");
-  EXPECT_THROWS_EXACTLY(xd::ShapeError, xd::weight_int4_mm(o.x, o.w, of({8, 2}, Dtype::f32), o.z, 32),
-                        "weight_int4_mm", "'scales' must be [K/group_size, N] = [2, 8], got [8, 2]");
-  EXPECT_THROWS_EXACTLY(xd::DtypeError, xd::weight_int4_mm(o.x, o.w, o.s, of({2, 8}, Dtype::u8), 32),
-                        "weight_int4_mm", "'zeros' has dtype u8", "i8");
-  EXPECT_THROWS_EXACTLY(xd::ShapeError, xd::weight_int4_mm(o.x, o.w, o.s, of({1, 8}, Dtype::i8), 32),
-                        "weight_int4_mm", "'zeros' must be [K/group_size, N] = [2, 8], got [1, 8]");
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, xd::weight_int4_mm(o.x, o.w, of({8, 2}, Dtype::f32), o.z, 32), "weight_int4_mm",
+                        "'scales' must be [K/group_size, N] = [2, 8], got [8, 2]");
+  EXPECT_THROWS_EXACTLY(xd::DtypeError, xd::weight_int4_mm(o.x, o.w, o.s, of({2, 8}, Dtype::u8), 32), "weight_int4_mm",
+                        "'zeros' has dtype u8", "i8");
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, xd::weight_int4_mm(o.x, o.w, o.s, of({1, 8}, Dtype::i8), 32), "weight_int4_mm",
+                        "'zeros' must be [K/group_size, N] = [2, 8], got [1, 8]");
 }
 
 TEST(Int4BadInputs, InputDtypeAndRank) {
@@ -90,8 +90,7 @@ TEST(Int4BadInputs, InputDtypeAndRank) {
 
 TEST(Int4BadInputs, UndefinedTensorIsAValueError) {
   Operands o;
-  EXPECT_THROWS_EXACTLY(xd::ValueError, xd::weight_int4_mm(o.x, Tensor(), o.s, o.z, 32), "weight_int4_mm",
-                        "weight");
+  EXPECT_THROWS_EXACTLY(xd::ValueError, xd::weight_int4_mm(o.x, Tensor(), o.s, o.z, 32), "weight_int4_mm", "weight");
 }
 
 }  // namespace

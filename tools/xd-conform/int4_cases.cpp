@@ -43,9 +43,9 @@ std::vector<Case> int4_cases(const OpSchema& schema, Dtype dtype, bool quick) {
       int64_t m, k, n, g;
       Layout lx = Layout::contiguous;
     };
-    std::vector<S> ss = {{1, 32, 1, 32},   {0, 64, 5, 32},    {3, 64, 8, 32},     {7, 256, 33, 64},
-                         {5, 384, 17, 128}, {16, 512, 40, 256}, {17, 128, 9, 32}, {1, 4096, 64, 128},
-                         {6, 96, 10, 32, Layout::transposed}};
+    std::vector<S> ss = {{1, 32, 1, 32},   {0, 64, 5, 32},     {3, 64, 8, 32},
+                         {7, 256, 33, 64}, {5, 384, 17, 128},  {16, 512, 40, 256},
+                         {17, 128, 9, 32}, {1, 4096, 64, 128}, {6, 96, 10, 32, Layout::transposed}};
     if (!quick) {
       ss.push_back({64, 1024, 96, 128});
       ss.push_back({33, 2048, 130, 32});
@@ -54,7 +54,8 @@ std::vector<Case> int4_cases(const OpSchema& schema, Dtype dtype, bool quick) {
     for (const S& s : ss) {
       Case c = base(schema, dtype, dims(s.m, s.k, s.n, s.g) + (s.lx == Layout::transposed ? ".T" : ""), s.g);
       c.inputs = {spec("input", dtype, {s.m, s.k}, -1.0, 1.0, s.lx), spec("weight", Dtype::u8, {s.n, s.k / 2}, 0, 255),
-                  spec("scales", dtype, {s.k / s.g, s.n}, 0.005, 0.05), spec("zeros", Dtype::i8, {s.k / s.g, s.n}, 0, 15)};
+                  spec("scales", dtype, {s.k / s.g, s.n}, 0.005, 0.05),
+                  spec("zeros", Dtype::i8, {s.k / s.g, s.n}, 0, 15)};
       c.attrs.reduction_length = std::max<int64_t>(1, s.k);
       out.push_back(std::move(c));
     }
@@ -64,8 +65,14 @@ std::vector<Case> int4_cases(const OpSchema& schema, Dtype dtype, bool quick) {
       double lo = -2.0, hi = 2.0;
       Layout l = Layout::contiguous;
     };
-    std::vector<S> ss = {{1, 32, 32},  {0, 64, 32},  {5, 64, 32},         {7, 256, 64},
-                         {3, 384, 128}, {16, 4096, 128}, {9, 128, 32, 0.5, 1.5},  {6, 96, 32, -2.0, 2.0, Layout::transposed}};
+    std::vector<S> ss = {{1, 32, 32},
+                         {0, 64, 32},
+                         {5, 64, 32},
+                         {7, 256, 64},
+                         {3, 384, 128},
+                         {16, 4096, 128},
+                         {9, 128, 32, 0.5, 1.5},
+                         {6, 96, 32, -2.0, 2.0, Layout::transposed}};
     if (!quick) ss.push_back({257, 1024, 32});
     for (const S& s : ss) {
       std::string v = std::to_string(s.n) + "x" + std::to_string(s.k) + ".g" + std::to_string(s.g);

@@ -91,8 +91,8 @@ void check_dense(const xd_view& v, const char* what) {
 int64_t group_size_of(const xd_kernel_call* c, int64_t k) {
   const int64_t g = need_attrs<xd_attrs_int4>(c).group_size;
   if (g <= 0 || g % 32 != 0 || k % g != 0)
-    invalid("int4: group_size " + std::to_string(g) + " must be a positive multiple of 32 dividing K = " +
-            std::to_string(k));
+    invalid("int4: group_size " + std::to_string(g) +
+            " must be a positive multiple of 32 dividing K = " + std::to_string(k));
   return g;
 }
 
@@ -103,7 +103,8 @@ void int4_mm(const xd_kernel_call* c) {
   const xd_view& sc = input(c, 2);
   const xd_view& zp = input(c, 3);
   const xd_view& out = output(c, 0);
-  for (const auto& [v, name] : {std::pair{&x, "input"}, {&wq, "weight"}, {&sc, "scales"}, {&zp, "zeros"}, {&out, "out"}})
+  for (const auto& [v, name] :
+       {std::pair{&x, "input"}, {&wq, "weight"}, {&sc, "scales"}, {&zp, "zeros"}, {&out, "out"}})
     check_dense(*v, name);
   const int64_t m = x.sizes[0], k = x.sizes[1], n = wq.sizes[0];
   const int64_t g = group_size_of(c, k);

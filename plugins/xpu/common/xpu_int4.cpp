@@ -11,7 +11,8 @@ namespace xd::xpu {
 namespace {
 
 void check_dense(const xd_view& v, const char* what, const char* backend) {
-  const bool ok = v.ndim == 2 && (v.sizes[1] <= 1 || v.strides[1] == 1) && (v.sizes[0] <= 1 || v.strides[0] == v.sizes[1]);
+  const bool ok =
+      v.ndim == 2 && (v.sizes[1] <= 1 || v.strides[1] == 1) && (v.sizes[0] <= 1 || v.strides[0] == v.sizes[1]);
   if (!ok) invalid(backend, std::string(what) + " must be a dense row-major 2-d view");
 }
 
@@ -24,8 +25,8 @@ int64_t offset_of(const xd_view& v, const char* what, const char* backend) {
 int64_t group_of(const xd_kernel_call* c, int64_t k, const char* backend) {
   const int64_t g = need_attrs<xd_attrs_int4>(c, backend).group_size;
   if (g <= 0 || g % 32 != 0 || k % g != 0)
-    invalid(backend, "int4 group_size " + std::to_string(g) + " must be a positive multiple of 32 dividing K = " +
-                         std::to_string(k));
+    invalid(backend, "int4 group_size " + std::to_string(g) +
+                         " must be a positive multiple of 32 dividing K = " + std::to_string(k));
   return g;
 }
 
@@ -102,8 +103,11 @@ int4_plan plan_int4_mm(const int4_args& a, int64_t wg, int64_t max_groups_y) {
   int4_plan p;
   if (a.m <= kInt4GemvMaxM) {
     p.gemv = true;
-    p.entry = a.m <= 1 ? "xd_int4_gemv_m1" : a.m <= 2 ? "xd_int4_gemv_m2" : a.m <= 4 ? "xd_int4_gemv_m4"
-              : a.m <= 8 ? "xd_int4_gemv_m8" : "xd_int4_gemv_m16";
+    p.entry = a.m <= 1   ? "xd_int4_gemv_m1"
+              : a.m <= 2 ? "xd_int4_gemv_m2"
+              : a.m <= 4 ? "xd_int4_gemv_m4"
+              : a.m <= 8 ? "xd_int4_gemv_m8"
+                         : "xd_int4_gemv_m16";
     const int64_t lanes = std::min<int64_t>(16, wg);
     const int64_t cols = wg / lanes;  // XD_I4_COLS
     p.local[0] = wg;

@@ -51,7 +51,7 @@ struct int4_launch {
 struct int4_plan {
   bool gemv = false;
   const char* entry = nullptr;
-  int64_t local[2] = {};  // the work-group size (gemv: {wg, 1})
+  int64_t local[2] = {};              // the work-group size (gemv: {wg, 1})
   std::vector<int4_launch> launches;  // the tiled grid cut where rows exceed max_groups_y
 };
 // `wg`: the work-group size the kernels are compiled for (XD_WG, a power of two >= 4).

@@ -44,8 +44,9 @@ TEST(CpuInt4, HandWorkedValues) {
   std::vector<double> x(64);
   for (int k = 0; k < 32; ++k) x[static_cast<size_t>(k)] = 1, x[static_cast<size_t>(32 + k)] = k;
   const std::vector<uint8_t> z = {1, 8};
-  const auto out = read(xd::weight_int4_mm(make(x, {2, 32}, Dtype::f32), bytes_tensor(w, {2, 16}, Dtype::u8),
-                                           make({0.5, 0.25}, {1, 2}, Dtype::f32), bytes_tensor(z, {1, 2}, Dtype::i8), 32));
+  const auto out =
+      read(xd::weight_int4_mm(make(x, {2, 32}, Dtype::f32), bytes_tensor(w, {2, 16}, Dtype::u8),
+                              make({0.5, 0.25}, {1, 2}, Dtype::f32), bytes_tensor(z, {1, 2}, Dtype::i8), 32));
   // x = ones: 16 * 0.5 = 8 and 16 * (-2 + 1.75) = -4; x = k: 0.5 * (1 + 3 + ... + 31) = 128 and
   // -2 * (0 + 2 + ... + 30) + 1.75 * 256 = -32.
   EXPECT_EQ(out, (std::vector<double>{8, -4, 128, -32}));
@@ -124,7 +125,8 @@ TEST(CpuInt4, QuantizeErrorIsAtMostHalfAScale) {
     double lo, hi;
   };
   for (Dtype d : {Dtype::f32, Dtype::bf16}) {
-    for (const S s : {S{7, 256, 32, -2, 2}, S{5, 384, 128, 0.5, 1.5}, S{3, 128, 64, -3, -1}, S{16, 1024, 256, -1e-3, 5}}) {
+    for (const S s :
+         {S{7, 256, 32, -2, 2}, S{5, 384, 128, 0.5, 1.5}, S{3, 128, 64, -3, -1}, S{16, 1024, 256, -1e-3, 5}}) {
       const xd::Tensor wt = make(random_values(static_cast<size_t>(s.n * s.k), s.lo, s.hi, d, 7), {s.n, s.k}, d);
       auto [packed, scales, zeros] = xd::quantize_int4(wt, s.g);
       ASSERT_EQ(scales.dtype(), d);

@@ -2,9 +2,8 @@
 // row block (M = 1, 2, 3, 5, 16) and the tiled kernel (M = 17, 70), group sizes 32 to 512, K not
 // a multiple of the staged tile, N not a multiple of a work-group's columns, a weight whose byte
 // offset is not 16-aligned, and the quantizer bit for bit (ties and the bf16 scale rounding).
-#include "test_util.hpp"
-
 #include "support/throws_exactly.hpp"
+#include "test_util.hpp"
 
 namespace {
 
@@ -13,9 +12,12 @@ using namespace xdo;
 // Products summed over K in another order (and, in the gemv, scaled per 32-chunk).
 Tol int4_tol(Dtype d) {
   switch (d) {
-    case Dtype::f32: return {2e-5, 2e-5};
-    case Dtype::f16: return {2e-3, 2e-3};
-    default: return {1.6e-2, 1.6e-2};
+    case Dtype::f32:
+      return {2e-5, 2e-5};
+    case Dtype::f16:
+      return {2e-3, 2e-3};
+    default:
+      return {1.6e-2, 1.6e-2};
   }
 }
 
@@ -24,20 +26,24 @@ struct Problem {
 };
 
 std::vector<Tensor> operands(const Problem& p, Dtype d, uint32_t seed) {
-  return {random_tensor({p.m, p.k}, d, seed, -1, 1), make(random_values(static_cast<size_t>(p.n * p.k / 2), 0, 256, Dtype::u8, seed + 1), {p.n, p.k / 2}, Dtype::u8),
-          random_tensor({p.k / p.g, p.n}, d, seed + 2, 0.005, 0.05),
-          make(random_values(static_cast<size_t>(p.k / p.g * p.n), 0, 16, Dtype::i8, seed + 3), {p.k / p.g, p.n}, Dtype::i8)};
+  return {
+      random_tensor({p.m, p.k}, d, seed, -1, 1),
+      make(random_values(static_cast<size_t>(p.n * p.k / 2), 0, 256, Dtype::u8, seed + 1), {p.n, p.k / 2}, Dtype::u8),
+      random_tensor({p.k / p.g, p.n}, d, seed + 2, 0.005, 0.05),
+      make(random_values(static_cast<size_t>(p.k / p.g * p.n), 0, 16, Dtype::i8, seed + 3), {p.k / p.g, p.n},
+           Dtype::i8)};
 }
 
 TEST(OpenclInt4, WeightInt4MmMatchesTheCpu) {
-  const std::vector<Problem> problems = {{1, 32, 1, 32},    {1, 4096, 300, 128}, {2, 544, 17, 32}, {3, 1024, 64, 256},
-                                         {5, 96, 33, 32},    {16, 2048, 40, 512}, {17, 128, 9, 32}, {70, 640, 45, 64},
-                                         {0, 64, 8, 32}};
+  const std::vector<Problem> problems = {{1, 32, 1, 32},     {1, 4096, 300, 128}, {2, 544, 17, 32},
+                                         {3, 1024, 64, 256}, {5, 96, 33, 32},     {16, 2048, 40, 512},
+                                         {17, 128, 9, 32},   {70, 640, 45, 64},   {0, 64, 8, 32}};
   for (Dtype d : {Dtype::f32, Dtype::f16, Dtype::bf16})
     for (const Problem& p : problems) {
       const auto in = operands(p, d, static_cast<uint32_t>(p.m * 7 + p.n));
-      EXPECT_TRUE(same_as_cpu(in, [&](const std::vector<Tensor>& v) { return xd::weight_int4_mm(v[0], v[1], v[2], v[3], p.g); },
-                              int4_tol(d)))
+      EXPECT_TRUE(same_as_cpu(
+          in, [&](const std::vector<Tensor>& v) { return xd::weight_int4_mm(v[0], v[1], v[2], v[3], p.g); },
+          int4_tol(d)))
           << name_of(d) << " m=" << p.m << " k=" << p.k << " n=" << p.n << " g=" << p.g;
     }
 }
@@ -46,7 +52,8 @@ TEST(OpenclInt4, UnalignedWeightRowsStillLoad) {
   // A weight that is a slice starting one byte into its buffer: the 16-byte loads fall back.
   const Problem p{4, 256, 12, 64};
   const auto in = operands(p, Dtype::f32, 5);
-  const Tensor big = make(random_values(static_cast<size_t>(p.n * p.k / 2 + 1), 0, 256, Dtype::u8, 9), {p.n * p.k / 2 + 1}, Dtype::u8);
+  const Tensor big =
+      make(random_values(static_cast<size_t>(p.n * p.k / 2 + 1), 0, 256, Dtype::u8, 9), {p.n * p.k / 2 + 1}, Dtype::u8);
   const auto run = [&](const std::vector<Tensor>& v) {
     return xd::weight_int4_mm(v[0], v[1].slice(0, 1, p.n * p.k / 2 + 1).view({p.n, p.k / 2}), v[2], v[3], p.g);
   };
@@ -66,8 +73,7 @@ TEST(OpenclInt4, QuantizeIsBitExact) {
           auto [packed, scales, zeros] = xd::quantize_int4(v[0], q.g);
           return out == 0 ? packed : out == 1 ? scales : zeros;
         };
-        EXPECT_TRUE(same_as_cpu({w}, pick, kExact))
-            << name_of(d) << " n=" << q.n << " k=" << q.k << " output " << out;
+        EXPECT_TRUE(same_as_cpu({w}, pick, kExact)) << name_of(d) << " n=" << q.n << " k=" << q.k << " output " << out;
       }
     }
 }

@@ -16,7 +16,8 @@ xd_status run_int4_mm(const xd_kernel_call* c) {
     const xpu::int4_plan plan = xpu::plan_int4_mm(call.args, static_cast<int64_t>(dev.work_group), kMaxGridY);
     const size_t local[2] = {static_cast<size_t>(plan.local[0]), static_cast<size_t>(plan.local[1])};
     for (const xpu::int4_launch& l : plan.launches) {
-      const size_t global[2] = {static_cast<size_t>(l.groups[0]) * local[0], static_cast<size_t>(l.groups[1]) * local[1]};
+      const size_t global[2] = {static_cast<size_t>(l.groups[0]) * local[0],
+                                static_cast<size_t>(l.groups[1]) * local[1]};
       launch k(c, {family::int4, call.x->dtype}, plan.entry);
       k.mem(*call.out).mem(*call.x).mem(*call.w).mem(*call.s).mem(*call.z).arg(call.args);
       if (!plan.gemv) k.arg(static_cast<cl_long>(l.row0));
