@@ -39,6 +39,9 @@ section "xd-bench: add_broadcast, softmax f32 (>= 64 MiB)"
 section "xd-bench: mm 4096^3 f32 f16 bf16"
 "${bench[@]}" --op mm --size 4096 --dtype f32 --dtype f16 --dtype bf16 --reps 10 \
   --json "$out/mm.json" --csv "$out/mm.csv"
+section "xd-bench: weight_int4_mm decode, K = N = 16384 (128 MiB of int4 weights), M = 1 and 16"
+"${bench[@]}" --op weight_int4_mm --size 1x16384x16384 --size 16x16384x16384 --dtype f32 --dtype bf16 \
+  --json "$out/int4.json" --csv "$out/int4.csv"
 section "xd-bench: every workload, f32, default sizes, with cold/warm start"
 "${bench[@]}" --reps 10 --startup --json "$out/all.json" --csv "$out/all.csv"
 section "PyTorch"

@@ -95,6 +95,19 @@ def main():
             add("mm", name, [s, s, s], lambda: a @ b, 3.0 * s * s * a.element_size(), 2.0 * s ** 3, kernel="cuBLAS")
             del a, b
 
+    # weight_int4_mm (xd-bench: MxKxN, group 128). PyTorch's int4 kernel (torch._weight_int4pack_mm,
+    # tinygemm) wants its own tile-packed layout with float-domain zero points, so the comparison
+    # is F.linear on the weight dequantized to bf16 beforehand: a cuBLAS GEMV that reads 4x the
+    # weight bytes of int4. GB/s counts the bytes it really moves; the row's time is the number to
+    # compare with xd-bench's.
+    for m in (1, 16):
+        k = n = 16384
+        x = torch.rand(m, k, device=dev, dtype=torch.bfloat16)
+        w = (torch.rand(n, k, device=dev, dtype=torch.bfloat16) - 0.5)
+        add("weight_int4_mm", "bf16", [m, k, n], lambda: torch.nn.functional.linear(x, w),
+            2.0 * (n * k + m * k + m * n), 2.0 * m * k * n, kernel="F.linear(dequantized bf16 weight), not int4")
+        del x, w
+
     for r in rows:
         r["copy_gbps"] = copy_gbps
         r["copy_fraction"] = r["gbps"] / copy_gbps

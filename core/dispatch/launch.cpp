@@ -13,6 +13,8 @@
 
 #include <atomic>
 #include <cstring>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace xd::detail {
@@ -147,7 +149,11 @@ Arg arg_broadcast(const TensorImpl& t, const int64_t* sizes, int ndim) {
 
 void launch(xd_op op, Dtype key, DeviceRecord& dev, std::span<const Arg> inputs, std::span<const Arg> outputs,
             const void* attrs) {
-  xd_view in[4], out[2];
+  // quantize_int4 has three outputs; a fourth input or output would overrun these arrays.
+  constexpr size_t kMaxArgs = 4;
+  if (inputs.size() > kMaxArgs || outputs.size() > kMaxArgs)
+    throw std::logic_error(std::string("launch: ") + op_schema(op).name + " passes more than 4 inputs or outputs");
+  xd_view in[kMaxArgs], out[kMaxArgs];
   int ni = 0, no = 0;
   for (const Arg& a : inputs) to_view(a, in[ni++]);
   for (const Arg& a : outputs) to_view(a, out[no++]);

@@ -5,8 +5,8 @@
 namespace xd::detail {
 
 namespace {
-const std::array<OpSchema, XD_OP_COUNT_V1>& schemas() {
-  static const std::array<OpSchema, XD_OP_COUNT_V1> s = {{
+const std::array<OpSchema, XD_OP_COUNT_V1_1>& schemas() {
+  static const std::array<OpSchema, XD_OP_COUNT_V1_1> s = {{
       {XD_OP_FILL, "fill", OpKind::fill, {}, {"out"}},
       {XD_OP_ARANGE, "arange", OpKind::arange, {}, {"out"}},
       {XD_OP_RAND, "rand", OpKind::random, {}, {"out"}},
@@ -46,6 +46,11 @@ const std::array<OpSchema, XD_OP_COUNT_V1>& schemas() {
       {XD_OP_RMS_NORM, "rms_norm", OpKind::rms_norm, {"input", "weight"}, {"output", "rstd"}, 0b10, 0},
       {XD_OP_RMS_NORM_BACKWARD, "rms_norm_backward", OpKind::rms_norm_backward,
        {"grad_out", "input", "rstd", "weight"}, {"grad_input", "grad_weight"}, 0b1000, 0b11},
+      // Placeholders keeping the array indexed by op id: another branch defines ops 38 and 39.
+      {static_cast<xd_op>(38), "reserved_38", OpKind::reserved, {}, {}},
+      {static_cast<xd_op>(39), "reserved_39", OpKind::reserved, {}, {}},
+      {XD_OP_WEIGHT_INT4_MM, "weight_int4_mm", OpKind::weight_int4_mm, {"input", "weight", "scales", "zeros"}, {"out"}},
+      {XD_OP_QUANTIZE_INT4, "quantize_int4", OpKind::quantize_int4, {"weight"}, {"packed", "scales", "zeros"}},
   }};
   return s;
 }
@@ -82,14 +87,18 @@ const char* op_kind_name(OpKind kind) noexcept {
     case OpKind::baddbmm: return "baddbmm";
     case OpKind::rms_norm: return "rms_norm";
     case OpKind::rms_norm_backward: return "rms_norm_backward";
+    case OpKind::weight_int4_mm: return "weight_int4_mm";
+    case OpKind::quantize_int4: return "quantize_int4";
+    case OpKind::reserved: return "reserved";
   }
   return "?";
 }
 
 std::vector<OpSchema> op_schemas() {
   std::vector<OpSchema> out;
-  for (int op = 0; op < XD_OP_COUNT_V1; ++op) {
+  for (int op = 0; op < XD_OP_COUNT_V1_1; ++op) {
     const detail::OpSchema& s = detail::op_schema(op);
+    if (s.kind == OpKind::reserved) continue;  // no op behind the number in this build
     OpSchema o;
     o.op = op;
     o.name = s.name;

@@ -97,6 +97,27 @@ std::tuple<Tensor, Tensor> rms_norm_backward(const Tensor& grad_out, const Tenso
                                              const std::optional<Tensor>& weight,
                                              std::array<bool, 2> output_mask = {true, true});
 
+// ------------------------------------------------------------------ int4 weight-only (docs/ops/int4.md)
+// out [M,N] = input [M,K] @ w^T in input's dtype (f32, f16, bf16), products summed in f32, where
+// w[n][k] = (q[n][k] - zeros[k/g][n]) * scales[k/g][n] and q[n][k] is the low nibble of
+// weight[n][k/2] for even k, the high nibble for odd k (values 0..15). weight is u8 [N, K/2],
+// scales [K/g, N] in input's dtype, zeros i8 [K/g, N]; g = group_size, a positive multiple of 32
+// dividing K. Non-contiguous operands are copied first. The result is a new tensor; the inputs are
+// only read. Errors: ValueError (group_size), DtypeError (input not f32/f16/bf16, weight not u8,
+// zeros not i8, scales not input's dtype), ShapeError (ranks, K odd or not a multiple of g,
+// weight/scales/zeros shapes), DeviceError (operands on different devices).
+Tensor weight_int4_mm(const Tensor& input, const Tensor& weight, const Tensor& scales, const Tensor& zeros,
+                      int64_t group_size);
+// Asymmetric int4 quantization of weight [N,K] (f32 or bf16) per group of g consecutive k of a
+// row, in weight_int4_mm's layout: returns (packed u8 [N, K/2], scales [K/g, N] in weight's dtype,
+// zeros i8 [K/g, N] in 0..15). Per group: lo = min(min(w), 0), hi = max(max(w), 0),
+// scale = (hi - lo) / 15 (at least FLT_EPSILON, rounded up to the storage dtype),
+// zero = clamp(round(-lo / scale), 0, 15), q = clamp(round(w / scale) + zero, 0, 15), rounding half
+// to even of the exact quotient: every backend gives the same bits. Then |dequant - w| <= scale/2.
+// Weights must be finite (NaN or Inf give unspecified codes). Errors: ValueError (group_size),
+// DtypeError (weight not f32/bf16), ShapeError (not 2-d, K odd or not a multiple of g).
+std::tuple<Tensor, Tensor, Tensor> quantize_int4(const Tensor& weight, int64_t group_size);
+
 namespace detail {
 // ShapeError unless `count` equals the number of elements of `sizes`; then from_host.
 Tensor tensor_from_values(const void* data, size_t count, Dtype dtype, IntList sizes, Device device);

@@ -38,7 +38,7 @@ extern "C" {
 #endif
 
 #define XD_ABI_MAJOR 1
-#define XD_ABI_MINOR 0
+#define XD_ABI_MINOR 1
 
 #define XD_PLUGIN_QUERY_SYMBOL "xd_plugin_query"
 #define XD_PLUGIN_INIT_SYMBOL "xd_plugin_init"
@@ -122,7 +122,17 @@ typedef enum xd_op {
   XD_OP_RMS_NORM = 36, /* [x, weight?] -> [y, rstd f32 (f64 for f64 x)] (xd_attrs_rms_norm) */
   XD_OP_RMS_NORM_BACKWARD = 37, /* [grad_out, x, rstd, weight?] -> [grad_input?, grad_weight?]
                                    (xd_attrs_rms_norm_backward); grad_weight has weight's dtype */
-  XD_OP_COUNT_V1 = 38
+  XD_OP_COUNT_V1 = 38,          /* the ops of ABI 1.0 */
+  /* ABI 1.1. 38 and 39 are reserved (int_mm, scaled_mm: another branch). */
+  XD_OP_WEIGHT_INT4_MM = 40,    /* [input [M,K], weight u8 [N,K/2], scales [K/g,N], zeros i8 [K/g,N]] -> [out [M,N]]
+                                   (xd_attrs_int4) keyed on input's dtype (f32 f16 bf16); scales have it too.
+                                   Element k of row n is the low nibble of weight[n][k/2] for even k, the high
+                                   nibble for odd k; out = input @ ((q - zeros) * scales)^T, fp32 accumulation.
+                                   Every view arrives contiguous. */
+  XD_OP_QUANTIZE_INT4 = 41,     /* [weight [N,K]] -> [packed u8 [N,K/2], scales [K/g,N], zeros i8 [K/g,N]]
+                                   (xd_attrs_int4) keyed on weight's dtype (f32 bf16), scales in it; the
+                                   rounding rules are docs/ops/int4.md's. Every view arrives contiguous. */
+  XD_OP_COUNT_V1_1 = 42         /* one past the last op of ABI 1.1 */
 } xd_op;
 
 /* ---------------------------------------------------------------- attribute structs */
@@ -183,6 +193,13 @@ typedef struct xd_attrs_rms_norm_backward {
   int32_t normalized_ndim;
   int32_t output_mask[2]; /* [grad_input, grad_weight]; an unrequested output is absent */
 } xd_attrs_rms_norm_backward;
+
+/* Int4 weight-only ops (ABI 1.1). group_size: consecutive k sharing one scale and zero point, a
+ * positive multiple of 32 that divides K (checked by the host). */
+typedef struct xd_attrs_int4 {
+  size_t struct_size;
+  int64_t group_size;
+} xd_attrs_int4;
 
 /* ---------------------------------------------------------------- tensors as kernels see them */
 /* A strided view of device memory. `handle` is the plugin's own allocation handle (a host pointer

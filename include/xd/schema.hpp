@@ -29,6 +29,9 @@ enum class OpKind {
   baddbmm,            // (self, batch1, batch2) -> beta*self + alpha*batch1@batch2
   rms_norm,           // (input, weight?) -> (output, rstd)
   rms_norm_backward,  // (grad_out, input, rstd, weight?) -> (grad_input?, grad_weight?)
+  weight_int4_mm,     // (input [M,K], weight u8 [N,K/2], scales [K/g,N], zeros i8 [K/g,N]) -> out [M,N]
+  quantize_int4,      // (weight [N,K]) -> (packed u8 [N,K/2], scales [K/g,N], zeros i8 [K/g,N])
+  reserved,           // an op id another build defines; never in op_schemas()
 };
 const char* op_kind_name(OpKind kind) noexcept;
 

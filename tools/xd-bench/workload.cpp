@@ -11,6 +11,9 @@ namespace {
 const std::vector<int64_t> k_tensor = {4096, 4096};  // 64 MiB of f32
 const std::vector<int64_t> k_gemm = {2048, 2048, 2048};
 const std::vector<int64_t> k_bgemm = {16, 512, 512, 512};
+// The decode case: one token through a 16384 x 16384 layer, 128 MiB of packed weights.
+const std::vector<int64_t> k_int4 = {1, 16384, 16384};
+constexpr int64_t kInt4Group = 128;
 
 }  // namespace
 
@@ -30,6 +33,7 @@ const std::vector<WorkloadInfo>& workloads() {
     w.push_back({"rms_norm_backward", "rms_norm_backward", Kind::norm_backward, k_tensor});
     for (const char* op : {"mm", "addmm"}) w.push_back({op, op, Kind::matmul, k_gemm});
     for (const char* op : {"bmm", "baddbmm"}) w.push_back({op, op, Kind::batched, k_bgemm});
+    w.push_back({"weight_int4_mm", "weight_int4_mm", Kind::int4_mm, k_int4});
     return w;
   }();
   return all;
@@ -67,6 +71,10 @@ std::vector<int64_t> parse_size(const std::string& text, Kind kind) {
   if (kind == Kind::matmul) {
     if (dims.size() == 1) dims = {dims[0], dims[0], dims[0]};
     if (dims.size() != 3) throw ValueError("--size '" + text + "': matmul takes MxNxK (or one number for a cube)");
+  } else if (kind == Kind::int4_mm) {
+    if (dims.size() != 3 || dims[1] % kInt4Group != 0)
+      throw ValueError("--size '" + text + "': weight_int4_mm takes MxKxN with K a multiple of " +
+                       std::to_string(kInt4Group));
   } else if (kind == Kind::batched) {
     if (dims.size() != 4) throw ValueError("--size '" + text + "': batched matmul takes BxMxNxK");
   }
@@ -243,6 +251,20 @@ Prepared prepare(const WorkloadInfo& w, Dtype dtype, const std::vector<int64_t>&
         p.flops = (2.0 * static_cast<double>(k) + 1.0) * mn;
       }
       p.bytes = (static_cast<double>(bt * (m * k + k * n)) + (w.op == "bmm" ? 1.0 : 2.0) * mn) * s;
+      return p;
+    }
+    case Kind::int4_mm: {
+      // Bytes moved: packed weights, scales and zero points once, the input, the output.
+      const int64_t m = size[0], k = size[1], n = size[2];
+      const int64_t groups = k / kInt4Group;
+      Tensor x = values({m, k}, dtype, device, -1.0, 2.0);
+      Tensor wq = values({n, k / 2}, Dtype::u8, device);  // any bytes are valid codes
+      Tensor sc = values({groups, n}, dtype, device, 0.01, 0.02);
+      Tensor zp = values({groups, n}, Dtype::f32, device, 0.0, 15.0).to(Dtype::i8);
+      p.run = [x, wq, sc, zp] { (void)weight_int4_mm(x, wq, sc, zp, kInt4Group); };
+      p.bytes = static_cast<double>(n * (k / 2)) + static_cast<double>(groups * n) * (s + 1.0) +
+                static_cast<double>(m * k + m * n) * s;
+      p.flops = 2.0 * static_cast<double>(m) * static_cast<double>(k) * static_cast<double>(n);
       return p;
     }
   }

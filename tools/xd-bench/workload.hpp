@@ -28,6 +28,7 @@ enum class Kind {
   norm_backward,
   matmul,       // mm / addmm: MxNxK
   batched,      // bmm / baddbmm: BxMxNxK
+  int4_mm,      // weight_int4_mm: MxKxN (group size 128), bandwidth-bound for small M
 };
 
 struct WorkloadInfo {

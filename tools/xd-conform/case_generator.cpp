@@ -557,6 +557,9 @@ std::vector<Case> generate_cases(const GeneratorOptions& o) {
           case OpKind::baddbmm: matmul_cases(b); break;
           case OpKind::rms_norm: rms_norm_cases(b, false); break;
           case OpKind::rms_norm_backward: rms_norm_cases(b, true); break;
+          case OpKind::weight_int4_mm:
+          case OpKind::quantize_int4: b.out = int4_cases(schema, d, o.quick); break;
+          case OpKind::reserved: break;
         }
         const std::vector<std::string>& names = it->second;
         for (const std::string& kernel : names) {

@@ -60,6 +60,7 @@ struct Attrs {
   std::optional<double> eps;
   std::array<bool, 2> output_mask{true, true};
   Dtype to_dtype = Dtype::f32;        // copy
+  int64_t group_size = 0;             // weight_int4_mm, quantize_int4
   int64_t reduction_length = 1;       // how many terms each output sums over (tolerance scale)
 };
 

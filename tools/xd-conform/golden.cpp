@@ -55,6 +55,7 @@ Attrs parse_attrs(const json& a, std::string& unsupported) {
       const auto m = v.get<std::vector<bool>>();
       if (m.size() == 2) at.output_mask = {m[0], m[1]};
     } else if (k == "exponent") at.exponent = v.get<double>();
+    else if (k == "group_size") at.group_size = v.get<int64_t>();
     else if (unsupported.empty()) unsupported = "attribute '" + k + "'";
   }
   return at;

@@ -96,6 +96,12 @@ std::vector<Tensor> invoke(const OpSchema& s, Dtype dtype, const std::vector<std
       auto [gi, gw] = rms_norm_backward(x(0), x(1), a.normalized_shape, x(2), opt(v, 3), a.output_mask);
       return {gi, gw};
     }
+    case OpKind::weight_int4_mm: return {weight_int4_mm(x(0), x(1), x(2), x(3), a.group_size)};
+    case OpKind::quantize_int4: {
+      auto [packed, scales, zeros] = quantize_int4(x(0), a.group_size);
+      return {packed, scales, zeros};
+    }
+    case OpKind::reserved: break;
   }
   unknown(s);
 }
