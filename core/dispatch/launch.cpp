@@ -147,7 +147,7 @@ Arg arg_broadcast(const TensorImpl& t, const int64_t* sizes, int ndim) {
 
 void launch(xd_op op, Dtype key, DeviceRecord& dev, std::span<const Arg> inputs, std::span<const Arg> outputs,
             const void* attrs) {
-  xd_view in[4], out[2];
+  xd_view in[5], out[2];  // the most any op takes: csr_addmm has 5 inputs
   int ni = 0, no = 0;
   for (const Arg& a : inputs) to_view(a, in[ni++]);
   for (const Arg& a : outputs) to_view(a, out[no++]);

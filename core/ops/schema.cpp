@@ -5,8 +5,14 @@
 namespace xd::detail {
 
 namespace {
-const std::array<OpSchema, XD_OP_COUNT_V1>& schemas() {
-  static const std::array<OpSchema, XD_OP_COUNT_V1> s = {{
+OpSchema reserved(int op) {
+  OpSchema s{static_cast<xd_op>(op), "reserved", OpKind::unary, {}, {}};
+  s.reserved = true;
+  return s;
+}
+
+const std::array<OpSchema, XD_OP_COUNT_V2>& schemas() {
+  static const std::array<OpSchema, XD_OP_COUNT_V2> s = {{
       {XD_OP_FILL, "fill", OpKind::fill, {}, {"out"}},
       {XD_OP_ARANGE, "arange", OpKind::arange, {}, {"out"}},
       {XD_OP_RAND, "rand", OpKind::random, {}, {"out"}},
@@ -46,6 +52,17 @@ const std::array<OpSchema, XD_OP_COUNT_V1>& schemas() {
       {XD_OP_RMS_NORM, "rms_norm", OpKind::rms_norm, {"input", "weight"}, {"output", "rstd"}, 0b10, 0},
       {XD_OP_RMS_NORM_BACKWARD, "rms_norm_backward", OpKind::rms_norm_backward,
        {"grad_out", "input", "rstd", "weight"}, {"grad_input", "grad_weight"}, 0b1000, 0b11},
+      // 38-42: placeholders for the other issue-6 ops, which define them; never registered.
+      reserved(38),
+      reserved(39),
+      reserved(40),
+      reserved(41),
+      reserved(42),
+      // Sparse CSR (include/xd/sparse.hpp): the public mm/addmm/bmm/baddbmm overloads taking a
+      // SparseCsr all run csr_addmm; `self` (the addend) is absent for mm and bmm.
+      {XD_OP_CSR_ADDMM, "csr_addmm", OpKind::csr_addmm, {"self", "crow_indices", "col_indices", "values", "mat2"},
+       {"out"}, 0b1, 0},
+      {XD_OP_CSR_TO_DENSE, "csr_to_dense", OpKind::csr_to_dense, {"crow_indices", "col_indices", "values"}, {"out"}},
   }};
   return s;
 }
@@ -55,7 +72,7 @@ const OpSchema& op_schema(int op) { return schemas()[static_cast<size_t>(op)]; }
 
 const OpSchema* find_op(std::string_view name) {
   for (const auto& s : schemas())
-    if (name == s.name) return &s;
+    if (!s.reserved && name == s.name) return &s;
   return nullptr;
 }
 
@@ -82,14 +99,17 @@ const char* op_kind_name(OpKind kind) noexcept {
     case OpKind::baddbmm: return "baddbmm";
     case OpKind::rms_norm: return "rms_norm";
     case OpKind::rms_norm_backward: return "rms_norm_backward";
+    case OpKind::csr_addmm: return "csr_addmm";
+    case OpKind::csr_to_dense: return "csr_to_dense";
   }
   return "?";
 }
 
 std::vector<OpSchema> op_schemas() {
   std::vector<OpSchema> out;
-  for (int op = 0; op < XD_OP_COUNT_V1; ++op) {
+  for (int op = 0; op < XD_OP_COUNT_V2; ++op) {
     const detail::OpSchema& s = detail::op_schema(op);
+    if (s.reserved) continue;
     OpSchema o;
     o.op = op;
     o.name = s.name;

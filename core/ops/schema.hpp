@@ -21,9 +21,10 @@ struct OpSchema {
   std::vector<const char*> outputs;
   uint32_t optional_inputs = 0;   // bit i: input i may be absent
   uint32_t optional_outputs = 0;  // bit i: output i may be absent
+  bool reserved = false;          // a placeholder for a value another change defines (no kernels)
 };
 
-const OpSchema& op_schema(int op);  // op in [0, XD_OP_COUNT_V1)
+const OpSchema& op_schema(int op);  // op in [0, XD_OP_COUNT_V2)
 const OpSchema* find_op(std::string_view name);  // nullptr when unknown
 
 }  // namespace xd::detail

@@ -38,7 +38,7 @@ extern "C" {
 #endif
 
 #define XD_ABI_MAJOR 1
-#define XD_ABI_MINOR 0
+#define XD_ABI_MINOR 1
 
 #define XD_PLUGIN_QUERY_SYMBOL "xd_plugin_query"
 #define XD_PLUGIN_INIT_SYMBOL "xd_plugin_init"
@@ -122,7 +122,18 @@ typedef enum xd_op {
   XD_OP_RMS_NORM = 36, /* [x, weight?] -> [y, rstd f32 (f64 for f64 x)] (xd_attrs_rms_norm) */
   XD_OP_RMS_NORM_BACKWARD = 37, /* [grad_out, x, rstd, weight?] -> [grad_input?, grad_weight?]
                                    (xd_attrs_rms_norm_backward); grad_weight has weight's dtype */
-  XD_OP_COUNT_V1 = 38
+  XD_OP_COUNT_V1 = 38,
+  /* 38-42 are reserved for the other issue-6 ops (int_mm, scaled_mm, weight_int4_mm,
+     quantize_int4, cast_saturate); they land separately. */
+  /* Sparse CSR (ABI 1.1). The host always presents the batched form; an unbatched matrix comes as
+   * batch 1. Index tensors are contiguous i32 or i64 (crow and col the same dtype), values are
+   * contiguous in the op's dtype, and every invariant (crow starts at 0, non-decreasing, ends at
+   * nnz; columns sorted, distinct and in [0, K)) has been checked by the host. Keyed on values. */
+  XD_OP_CSR_ADDMM = 43,    /* [input? (broadcast to [B,M,N]), crow [B,M+1], col [B,nnz], values [B,nnz],
+                              b [B,K,N]] -> [out [B,M,N]] (xd_attrs_blas) beta*input + alpha*A@b;
+                              input absent: beta*input is not computed (mm, bmm, and beta == 0) */
+  XD_OP_CSR_TO_DENSE = 44, /* [crow [B,M+1], col [B,nnz], values [B,nnz]] -> [out [B,M,K]] (none) */
+  XD_OP_COUNT_V2 = 45
 } xd_op;
 
 /* ---------------------------------------------------------------- attribute structs */

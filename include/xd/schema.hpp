@@ -29,6 +29,8 @@ enum class OpKind {
   baddbmm,            // (self, batch1, batch2) -> beta*self + alpha*batch1@batch2
   rms_norm,           // (input, weight?) -> (output, rstd)
   rms_norm_backward,  // (grad_out, input, rstd, weight?) -> (grad_input?, grad_weight?)
+  csr_addmm,          // (self?, crow, col, values, mat2) -> beta*self + alpha*csr@mat2 (sparse.hpp)
+  csr_to_dense,       // (crow, col, values) -> out (sparse.hpp: SparseCsr::to_dense)
 };
 const char* op_kind_name(OpKind kind) noexcept;
 
@@ -42,7 +44,7 @@ struct OpSchema {
   uint32_t optional_outputs = 0;  // bit i: output i may be absent (output_mask)
 };
 
-// Every op the core declares, in xd_op order.
+// Every op the core declares, in xd_op order (values reserved for ops not yet defined are skipped).
 std::vector<OpSchema> op_schemas();
 
 }  // namespace xd
