@@ -76,6 +76,9 @@ const row kRows[] = {
     {XD_OP_ADDMM, "matmul", {"xd_gemm_tiled", "xd_gemm_big"}, is_floating},
     {XD_OP_BMM, "matmul", {"xd_gemm_tiled", "xd_gemm_big"}, is_floating},
     {XD_OP_BADDBMM, "matmul", {"xd_gemm_tiled", "xd_gemm_big"}, is_floating},
+    // One entry point for i32 and i64 indices (sparse.cl reads them by a uniform flag).
+    {XD_OP_CSR_ADDMM, "sparse", {"xd_csr_mm"}, is_floating},
+    {XD_OP_CSR_TO_DENSE, "sparse", {"xd_csr_to_dense"}, is_floating},
 };
 
 }  // namespace

@@ -26,6 +26,7 @@ set(XD_XPU_TAGS_reduce ${XD_XPU_NUMERIC_TAGS})
 set(XD_XPU_TAGS_softmax ${XD_XPU_FLOAT_TAGS})
 set(XD_XPU_TAGS_rms_norm ${XD_XPU_FLOAT_TAGS})
 set(XD_XPU_TAGS_matmul ${XD_XPU_FLOAT_TAGS})
+set(XD_XPU_TAGS_sparse ${XD_XPU_FLOAT_TAGS})
 
 # XD_XPU_WTAGS_<source>: a second dtype the source is specialised on (-DXD_WT=<wtag>), for each of
 # its tags. rms_norm.cl reads the weight in its own dtype, and the CPU reference accepts any

@@ -16,5 +16,6 @@ xd_status run_log_softmax(const xd_kernel_call* c);
 xd_status run_rms_norm(const xd_kernel_call* c);  // rms_norm.cl
 xd_status run_rms_norm_backward(const xd_kernel_call* c);
 xd_status run_matmul(const xd_kernel_call* c);  // mm, addmm, bmm, baddbmm (matmul.cl)
+xd_status run_csr(const xd_kernel_call* c);     // csr_addmm, csr_to_dense (sparse.cl)
 
 }  // namespace xd::l0

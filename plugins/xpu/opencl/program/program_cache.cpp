@@ -26,6 +26,7 @@ const char* family_name(family f) {
     case family::norm: return "norm";
     case family::matmul: return "matmul";
     case family::timestamp: return "timestamp";
+    case family::sparse: return "sparse";
   }
   return "?";
 }
@@ -36,6 +37,7 @@ std::vector<std::string_view> family_sources(family f) {
     case family::reduce: return {kernel_source("common"), kernel_source("reduce"), kernel_source("softmax")};
     case family::norm: return {kernel_source("common"), kernel_source("rms_norm")};
     case family::matmul: return {kernel_source("common"), kernel_source("matmul")};
+    case family::sparse: return {kernel_source("common"), kernel_source("sparse")};
     case family::timestamp: return {"__kernel void xd_timestamp(void) {}\n"};
   }
   return {};

@@ -30,6 +30,7 @@ enum class family : int {
   norm = 2,         // rms_norm.cl (keyed on x's and the weight's dtype)
   matmul = 3,       // matmul.cl
   timestamp = 4,    // one empty kernel, for event timing on drivers whose markers carry no time
+  sparse = 5,       // sparse.cl (CSR)
 };
 
 struct program_id {
