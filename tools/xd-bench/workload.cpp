@@ -30,6 +30,9 @@ const std::vector<WorkloadInfo>& workloads() {
     w.push_back({"rms_norm_backward", "rms_norm_backward", Kind::norm_backward, k_tensor});
     for (const char* op : {"mm", "addmm"}) w.push_back({op, op, Kind::matmul, k_gemm});
     for (const char* op : {"bmm", "baddbmm"}) w.push_back({op, op, Kind::batched, k_bgemm});
+    // The issue-6 target: 8192x8192 CSR at 1% and 5% times a dense 8192x256 (MxNxK).
+    w.push_back({"sparse_mm_1pct", "csr_addmm", Kind::sparse, {8192, 256, 8192}, 0.01});
+    w.push_back({"sparse_mm_5pct", "csr_addmm", Kind::sparse, {8192, 256, 8192}, 0.05});
     return w;
   }();
   return all;
@@ -64,7 +67,7 @@ std::vector<int64_t> parse_size(const std::string& text, Kind kind) {
     }
   }
   if (dims.empty()) throw ValueError("--size is empty");
-  if (kind == Kind::matmul) {
+  if (kind == Kind::matmul || kind == Kind::sparse) {
     if (dims.size() == 1) dims = {dims[0], dims[0], dims[0]};
     if (dims.size() != 3) throw ValueError("--size '" + text + "': matmul takes MxNxK (or one number for a cube)");
   } else if (kind == Kind::batched) {
@@ -245,6 +248,7 @@ Prepared prepare(const WorkloadInfo& w, Dtype dtype, const std::vector<int64_t>&
       p.bytes = (static_cast<double>(bt * (m * k + k * n)) + (w.op == "bmm" ? 1.0 : 2.0) * mn) * s;
       return p;
     }
+    case Kind::sparse: return prepare_sparse(w, dtype, size, device);
   }
   throw ValueError("unknown workload " + w.name);
 }
