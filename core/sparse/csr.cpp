@@ -24,9 +24,7 @@ namespace {
 
 constexpr const char* kOp = "sparse_csr_tensor";
 
-[[noreturn]] void shape_error(const std::string& what) {
-  throw ShapeError(std::string(kOp) + ": " + what);
-}
+[[noreturn]] void shape_error(const std::string& what) { throw ShapeError(std::string(kOp) + ": " + what); }
 
 // The checks that need no index values: sizes, dtypes, devices and component shapes.
 void check_components(const TensorImpl& crow, const TensorImpl& col, const TensorImpl& values, IntList size) {
@@ -60,7 +58,8 @@ void check_components(const TensorImpl& crow, const TensorImpl& col, const Tenso
     if (crow.sizes[0] != b || col.sizes[0] != b || values.sizes[0] != b)
       shape_error("batched CSR of size " + shape_str(size.data(), 3) + " needs " + std::to_string(b) +
                   " batches in every component, got crow_indices " + shape_str(crow.sizes, crow.ndim) +
-                  ", col_indices " + shape_str(col.sizes, col.ndim) + ", values " + shape_str(values.sizes, values.ndim));
+                  ", col_indices " + shape_str(col.sizes, col.ndim) + ", values " +
+                  shape_str(values.sizes, values.ndim));
   }
 }
 
@@ -150,14 +149,13 @@ Tensor SparseCsr::to_dense() const {
   auto out = allocate_tensor(vals.device_record(), IntList(s.sizes, static_cast<size_t>(s.ndim)), vals.dtype);
   if (out->numel > 0) {
     const CsrArgs a = csr_args(s.crow.impl(), s.col.impl(), vals);
-    launch(XD_OP_CSR_TO_DENSE, vals.dtype, vals.device_record(), {a.crow, a.col, a.values},
-           {batched_arg(*out, 3)}, nullptr);
+    launch(XD_OP_CSR_TO_DENSE, vals.dtype, vals.device_record(), {a.crow, a.col, a.values}, {batched_arg(*out, 3)},
+           nullptr);
   }
   return Tensor(std::move(out));
 }
 
-SparseCsr sparse_csr_tensor(const Tensor& crow_indices, const Tensor& col_indices, const Tensor& values,
-                            IntList size) {
+SparseCsr sparse_csr_tensor(const Tensor& crow_indices, const Tensor& col_indices, const Tensor& values, IntList size) {
   return SparseCsr(crow_indices, col_indices, values, size);
 }
 
@@ -165,8 +163,8 @@ SparseCsr to_sparse_csr(const Tensor& dense, Dtype index_dtype) {
   const char* op = "to_sparse_csr";
   const TensorImpl& d = checked_impl(dense, op, "self");
   if (d.ndim != 2 && d.ndim != 3)
-    throw ShapeError(std::string(op) + ": 'self' must be 2-d [M, K] or 3-d [B, M, K], got " +
-                     std::to_string(d.ndim) + "-d " + shape_str(d.sizes, d.ndim));
+    throw ShapeError(std::string(op) + ": 'self' must be 2-d [M, K] or 3-d [B, M, K], got " + std::to_string(d.ndim) +
+                     "-d " + shape_str(d.sizes, d.ndim));
   check_dtype(op, "self", d.dtype, kFloat);
   if (index_dtype != Dtype::i32 && index_dtype != Dtype::i64)
     throw DtypeError(std::string(op) + ": index dtype must be i32 or i64, got " + dtype_name(index_dtype));
@@ -200,7 +198,8 @@ SparseCsr to_sparse_csr(const Tensor& dense, Dtype index_dtype) {
       crow[static_cast<size_t>(b * (m + 1) + i + 1)] = n;
     }
     if (nnz0 >= 0 && n != nnz0)
-      throw ValueError(std::string(op) + ": batched CSR needs the same number of nonzeros in every batch, but batch 0 has " +
+      throw ValueError(std::string(op) +
+                       ": batched CSR needs the same number of nonzeros in every batch, but batch 0 has " +
                        std::to_string(nnz0) + " and batch " + std::to_string(b) + " has " + std::to_string(n));
     nnz0 = n;
   }

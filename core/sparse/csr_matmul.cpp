@@ -22,12 +22,14 @@ Tensor csr_matmul(const char* name, const Tensor* input, const SparseCsr& a, con
   const char* an = with_input ? (ndim == 2 ? "mat1" : "batch1") : "self";
   const char* bn = with_input ? (ndim == 2 ? "mat2" : "batch2") : "mat2";
   if (!a.defined())
-    throw ValueError(std::string(name) + ": sparse argument '" + an + "' is undefined (a default-constructed SparseCsr)");
+    throw ValueError(std::string(name) + ": sparse argument '" + an +
+                     "' is undefined (a default-constructed SparseCsr)");
   const TensorImpl& ib = checked_impl(b, name, bn);
   const TensorImpl& va = a.values().impl();
   if (a.dim() != ndim)
-    throw ShapeError(std::string(name) + ": sparse '" + an + "' must be " + (ndim == 2 ? "2-d [M, K]" : "batched [B, M, K]") +
-                     ", got size " + shape_str(a.sizes()) + (ndim == 2 ? "; use bmm for batched CSR" : "; use mm for 2-d CSR"));
+    throw ShapeError(std::string(name) + ": sparse '" + an + "' must be " +
+                     (ndim == 2 ? "2-d [M, K]" : "batched [B, M, K]") + ", got size " + shape_str(a.sizes()) +
+                     (ndim == 2 ? "; use bmm for batched CSR" : "; use mm for 2-d CSR"));
   check_same_device(name, an, va, bn, ib);
   check_same_dtype(name, an, va, bn, ib);
   check_ndim(name, bn, ib, ndim);
@@ -38,8 +40,9 @@ Tensor csr_matmul(const char* name, const Tensor* input, const SparseCsr& a, con
                      "' " + shape_str(ib.sizes, 3));
   if (as[static_cast<size_t>(o + 1)] != ib.sizes[o])
     throw ShapeError(std::string(name) + ": sparse '" + an + "' " + shape_str(as) + " and '" + bn + "' " +
-                     shape_str(ib.sizes, ib.ndim) + " cannot be multiplied (" + std::to_string(as[static_cast<size_t>(o + 1)]) +
-                     " columns vs " + std::to_string(ib.sizes[o]) + " rows)");
+                     shape_str(ib.sizes, ib.ndim) + " cannot be multiplied (" +
+                     std::to_string(as[static_cast<size_t>(o + 1)]) + " columns vs " + std::to_string(ib.sizes[o]) +
+                     " rows)");
   int64_t shape[3];
   if (ndim == 3) shape[0] = as[0];
   shape[o] = as[static_cast<size_t>(o)];

@@ -50,14 +50,14 @@ class SparseCsr {
   const Tensor& col_indices() const;
   const Tensor& values() const;
   std::span<const int64_t> sizes() const;  // [M, K] or [B, M, K]
-  int dim() const;                          // 2 or 3
+  int dim() const;                         // 2 or 3
   bool is_batched() const { return dim() == 3; }
   int64_t nnz() const;  // stored entries per batch
   Dtype dtype() const;  // the values' dtype
   Dtype index_dtype() const;
   Device device() const;
 
-  Tensor to_dense() const;        // [M, K] or [B, M, K] in dtype(), on device()
+  Tensor to_dense() const;            // [M, K] or [B, M, K] in dtype(), on device()
   SparseCsr to(Device device) const;  // itself when already there
 
  private:
@@ -67,8 +67,7 @@ class SparseCsr {
 };
 
 // Same as the constructor (PyTorch's spelling).
-SparseCsr sparse_csr_tensor(const Tensor& crow_indices, const Tensor& col_indices, const Tensor& values,
-                            IntList size);
+SparseCsr sparse_csr_tensor(const Tensor& crow_indices, const Tensor& col_indices, const Tensor& values, IntList size);
 
 // The nonzero elements of a 2-d or 3-d floating `dense` tensor (every element != 0, NaN included)
 // as CSR with `index_dtype` (i32 or i64) indices, on dense's device. A 3-d tensor becomes batched
@@ -79,10 +78,9 @@ SparseCsr to_sparse_csr(const Tensor& dense, Dtype index_dtype = Dtype::i64);
 // a's device. b may have any strides. Products accumulate in f32 (f64 for f64) in the order of
 // the row's entries. beta == 0 does not read `input` (a NaN there does not propagate); `input`
 // broadcasts to the result's shape. b (and input) must have a's dtype and device.
-Tensor mm(const SparseCsr& a, const Tensor& b);                 // [M,K] @ [K,N] -> [M,N]
+Tensor mm(const SparseCsr& a, const Tensor& b);  // [M,K] @ [K,N] -> [M,N]
 Tensor addmm(const Tensor& input, const SparseCsr& a, const Tensor& b, double beta = 1.0, double alpha = 1.0);
-Tensor bmm(const SparseCsr& a, const Tensor& b);                // [B,M,K] @ [B,K,N] -> [B,M,N]
-Tensor baddbmm(const Tensor& input, const SparseCsr& a, const Tensor& b, double beta = 1.0,
-               double alpha = 1.0);
+Tensor bmm(const SparseCsr& a, const Tensor& b);  // [B,M,K] @ [B,K,N] -> [B,M,N]
+Tensor baddbmm(const Tensor& input, const SparseCsr& a, const Tensor& b, double beta = 1.0, double alpha = 1.0);
 
 }  // namespace xd

@@ -38,15 +38,15 @@ template <class E, class F>
   } catch (const E& e) {
     const std::string msg = e.what();
     if (typeid(e) != typeid(E))
-      return ::testing::AssertionFailure() << "threw " << error_kind(e) << " (a subclass), expected exactly "
-                                           << error_kind(E("")) << ": " << msg;
+      return ::testing::AssertionFailure()
+             << "threw " << error_kind(e) << " (a subclass), expected exactly " << error_kind(E("")) << ": " << msg;
     for (std::string_view p : parts)
       if (msg.find(p) == std::string::npos)
         return ::testing::AssertionFailure() << "the message lacks \"" << p << "\":\n  " << msg;
     return ::testing::AssertionSuccess();
   } catch (const std::exception& e) {
-    return ::testing::AssertionFailure() << "threw " << error_kind(e) << ", expected " << error_kind(E(""))
-                                         << ": " << e.what();
+    return ::testing::AssertionFailure() << "threw " << error_kind(e) << ", expected " << error_kind(E("")) << ": "
+                                         << e.what();
   } catch (...) {
     return ::testing::AssertionFailure() << "threw something that is not a std::exception";
   }

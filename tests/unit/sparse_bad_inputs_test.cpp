@@ -2,9 +2,9 @@
 // matmuls check throws exactly its documented xd::Error subclass with a message naming it.
 #include <xd/xd.hpp>
 
-#include <gtest/gtest.h>
-
 #include "support/throws_exactly.hpp"
+
+#include <gtest/gtest.h>
 
 #include <cstdint>
 #include <limits>
@@ -35,8 +35,8 @@ TEST(SparseBadInputs, CrowInvariants) {
 TEST(SparseBadInputs, ColumnInvariants) {
   EXPECT_THROWS_EXACTLY(xd::IndexError, xd::SparseCsr(ix({0, 2, 2, 3}), ix({0, 2, 4}), vals(3), {3, 4}),
                         "col_indices entry 2 (row 2) is 4", "outside [0, K) = [0, 4)");
-  EXPECT_THROWS_EXACTLY(xd::IndexError, xd::SparseCsr(ix({0, 2, 2, 3}), ix({-1, 2, 3}), vals(3), {3, 4}),
-                        "is -1", "outside [0, K)");
+  EXPECT_THROWS_EXACTLY(xd::IndexError, xd::SparseCsr(ix({0, 2, 2, 3}), ix({-1, 2, 3}), vals(3), {3, 4}), "is -1",
+                        "outside [0, K)");
   EXPECT_THROWS_EXACTLY(xd::ValueError, xd::SparseCsr(ix({0, 2, 2, 3}), ix({2, 2, 3}), vals(3), {3, 4}),
                         "columns of row 0 must be sorted and distinct");
   // Batched: the batch is named.
@@ -49,7 +49,8 @@ TEST(SparseBadInputs, ColumnInvariants) {
 TEST(SparseBadInputs, IndexAndValueDtypes) {
   EXPECT_THROWS_EXACTLY(xd::DtypeError, xd::SparseCsr(ix({0, 2, 2, 3}, Dtype::i32), ix({0, 2, 3}), vals(3), {3, 4}),
                         "'crow_indices' is i32 but 'col_indices' is i64", "same dtype");
-  EXPECT_THROWS_EXACTLY(xd::DtypeError, xd::SparseCsr(ix({0, 2, 2, 3}, Dtype::f32), ix({0, 2, 3}, Dtype::f32), vals(3), {3, 4}),
+  EXPECT_THROWS_EXACTLY(xd::DtypeError,
+                        xd::SparseCsr(ix({0, 2, 2, 3}, Dtype::f32), ix({0, 2, 3}, Dtype::f32), vals(3), {3, 4}),
                         "'crow_indices' has dtype f32", "i32 or i64");
   EXPECT_THROWS_EXACTLY(xd::DtypeError, xd::SparseCsr(ix({0, 2, 2, 3}), ix({0, 2, 3}), vals(3, Dtype::i32), {3, 4}),
                         "argument 'values' has dtype i32");
@@ -81,11 +82,11 @@ TEST(SparseBadInputs, MatmulShapes) {
   EXPECT_THROWS_EXACTLY(xd::ShapeError, xd::bmm(a, xd::ones({1, 4, 2}, Dtype::f32, cpu())), "batched [B, M, K]",
                         "use mm for 2-d CSR");
   EXPECT_THROWS_EXACTLY(xd::ShapeError,
-                        xd::addmm(xd::ones({2, 2}, Dtype::f32, cpu()), a, xd::ones({4, 2}, Dtype::f32, cpu())),
-                        "addmm", "[2, 2]");
+                        xd::addmm(xd::ones({2, 2}, Dtype::f32, cpu()), a, xd::ones({4, 2}, Dtype::f32, cpu())), "addmm",
+                        "[2, 2]");
   const xd::SparseCsr batched = xd::to_sparse_csr(xd::ones({2, 3, 4}, Dtype::f32, cpu()));
-  EXPECT_THROWS_EXACTLY(xd::ShapeError, xd::bmm(batched, xd::ones({3, 4, 2}, Dtype::f32, cpu())),
-                        "batch sizes differ", "[2, 3, 4] vs 'mat2' [3, 4, 2]");
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, xd::bmm(batched, xd::ones({3, 4, 2}, Dtype::f32, cpu())), "batch sizes differ",
+                        "[2, 3, 4] vs 'mat2' [3, 4, 2]");
   EXPECT_THROWS_EXACTLY(xd::ShapeError, xd::mm(batched, xd::ones({4, 2}, Dtype::f32, cpu())), "use bmm");
 }
 

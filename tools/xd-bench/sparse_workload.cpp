@@ -29,15 +29,16 @@ Prepared prepare_sparse(const WorkloadInfo& w, Dtype dtype, const std::vector<in
     }
     crow[static_cast<size_t>(i + 1)] = static_cast<int32_t>((i + 1) * per_row);
   }
-  const SparseCsr a(from_host(crow.data(), Dtype::i32, {m + 1}, device), from_host(col.data(), Dtype::i32, {nnz}, device),
+  const SparseCsr a(from_host(crow.data(), Dtype::i32, {m + 1}, device),
+                    from_host(col.data(), Dtype::i32, {nnz}, device),
                     from_host(vals.data(), Dtype::f32, {nnz}, device).to(dtype), {m, k});
   const Tensor b = rand({k, n}, Dtype::f32, device).to(dtype);
   Prepared p;
   p.run = [a, b] { (void)mm(a, b); };
   p.flops = 2.0 * static_cast<double>(nnz) * static_cast<double>(n);
   const double s = static_cast<double>(itemsize(dtype));
-  p.bytes = static_cast<double>(m + 1 + nnz) * 4.0 + static_cast<double>(nnz) * s +
-            static_cast<double>(k * n + m * n) * s;
+  p.bytes =
+      static_cast<double>(m + 1 + nnz) * 4.0 + static_cast<double>(nnz) * s + static_cast<double>(k * n + m * n) * s;
   return p;
 }
 

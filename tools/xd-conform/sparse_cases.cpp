@@ -105,8 +105,9 @@ std::vector<Case> csr_cases(const OpSchema& schema, Dtype dtype, bool quick) {
         in.absent = mode.empty();
         if (in.absent) in.name = "input";  // mm and bmm take none (the sparse operand is 'self')
         if (mode == ".beta0_nan") in.values = Values::special;
-        c.inputs = {in, sparse_input(mode.empty() ? "self" : (s.batch > 0 ? "batch1" : "mat1"), dtype, s),
-                    dense_input(s.batch > 0 && !mode.empty() ? "batch2" : "mat2", dtype, dims(s, s.k, s.n), s.b_layout)};
+        c.inputs = {
+            in, sparse_input(mode.empty() ? "self" : (s.batch > 0 ? "batch1" : "mat1"), dtype, s),
+            dense_input(s.batch > 0 && !mode.empty() ? "batch2" : "mat2", dtype, dims(s, s.k, s.n), s.b_layout)};
         c.attrs.beta = mode == ".beta0_nan" ? 0.0 : 0.5;
         c.attrs.alpha = -1.5;
         c.attrs.index_dtype = index;

@@ -3,8 +3,8 @@
 // entries in order and adds value * (row col of b) into an N-wide accumulator in float (double
 // for f64), then applies out = alpha*acc + beta*input and rounds once. The order of the sum is
 // the row's entry order whatever the thread count. OpenMP splits the B*M rows.
-#include "kernels/register.hpp"
 #include "kernels/common.hpp"
+#include "kernels/register.hpp"
 
 #include <algorithm>
 #include <vector>
@@ -118,16 +118,18 @@ void csr_to_dense(const xd_kernel_call* c, const csr_views& s) {
   const index_reader<I> idx{reinterpret_cast<const I*>(s.crow), reinterpret_cast<const I*>(s.col), s.m + 1, s.nnz};
   const T* vals = reinterpret_cast<const T*>(s.values);
   char* op = data(out);
-  parallel_for(s.batch * s.m, std::max<int64_t>(1, kElementGrain / std::max<int64_t>(k, 1)), [&](int64_t begin, int64_t end) {
-    for (int64_t r = begin; r < end; ++r) {
-      const int64_t bi = r / s.m, i = r % s.m;
-      const int64_t row = bi * out.strides[0] + i * out.strides[1];
-      for (int64_t j = 0; j < k; ++j) at<T>(op, (row + j * out.strides[2]) * sz) = cast<T>(compute_t<T>{0});
-      // Columns of a row are distinct (checked by the host), so each element is written once.
-      for (int64_t p = idx.start(bi, i); p < idx.start(bi, i + 1); ++p)
-        at<T>(op, (row + idx.column(bi, p) * out.strides[2]) * sz) = vals[bi * s.nnz + p];
-    }
-  });
+  parallel_for(s.batch * s.m, std::max<int64_t>(1, kElementGrain / std::max<int64_t>(k, 1)),
+               [&](int64_t begin, int64_t end) {
+                 for (int64_t r = begin; r < end; ++r) {
+                   const int64_t bi = r / s.m, i = r % s.m;
+                   const int64_t row = bi * out.strides[0] + i * out.strides[1];
+                   for (int64_t j = 0; j < k; ++j)
+                     at<T>(op, (row + j * out.strides[2]) * sz) = cast<T>(compute_t<T>{0});
+                   // Columns of a row are distinct (checked by the host), so each element is written once.
+                   for (int64_t p = idx.start(bi, i); p < idx.start(bi, i + 1); ++p)
+                     at<T>(op, (row + idx.column(bi, p) * out.strides[2]) * sz) = vals[bi * s.nnz + p];
+                 }
+               });
 }
 
 struct csr_addmm_kernel {
@@ -135,8 +137,10 @@ struct csr_addmm_kernel {
   static xd_status run(const xd_kernel_call* c) {
     return kernel_guard(c, [&] {
       const csr_views s = csr_of(c, 1, output(c, 0).dtype);
-      if (s.index_dtype == XD_DTYPE_I32) csr_addmm<T, int32_t>(c, s);
-      else csr_addmm<T, int64_t>(c, s);
+      if (s.index_dtype == XD_DTYPE_I32)
+        csr_addmm<T, int32_t>(c, s);
+      else
+        csr_addmm<T, int64_t>(c, s);
     });
   }
 };
@@ -146,8 +150,10 @@ struct csr_to_dense_kernel {
   static xd_status run(const xd_kernel_call* c) {
     return kernel_guard(c, [&] {
       const csr_views s = csr_of(c, 0, output(c, 0).dtype);
-      if (s.index_dtype == XD_DTYPE_I32) csr_to_dense<T, int32_t>(c, s);
-      else csr_to_dense<T, int64_t>(c, s);
+      if (s.index_dtype == XD_DTYPE_I32)
+        csr_to_dense<T, int32_t>(c, s);
+      else
+        csr_to_dense<T, int64_t>(c, s);
     });
   }
 };

@@ -1,9 +1,9 @@
 // Sparse CSR on the CPU backend: hand-worked products, an independent dense fp64 recomputation
 // over random patterns (empty rows, nnz = 0, sizes 1 and primes, i32 and i64 indices, batches,
 // transposed b), beta = 0 over NaN, to_dense / to_sparse_csr round trips.
-#include "test_util.hpp"
-
 #include <xd/sparse.hpp>
+
+#include "test_util.hpp"
 
 #include <random>
 
@@ -66,7 +66,8 @@ std::vector<double> sparse_dense(int64_t batch, int64_t m, int64_t k, double den
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> u(0, 1), v(-2, 2);
   std::vector<bool> keep(static_cast<size_t>(m * k));
-  for (size_t e = 0; e < keep.size(); ++e) keep[e] = u(rng) < density && (e / static_cast<size_t>(std::max<int64_t>(k, 1))) % 4 != 2;
+  for (size_t e = 0; e < keep.size(); ++e)
+    keep[e] = u(rng) < density && (e / static_cast<size_t>(std::max<int64_t>(k, 1))) % 4 != 2;
   std::vector<double> out(static_cast<size_t>(batch * m * k));
   for (size_t i = 0; i < out.size(); ++i) {
     const double x = quantize(v(rng), d);
@@ -109,7 +110,8 @@ TEST(SparseCsr, RandomPatternsMatchADenseFp64Recomputation) {
             for (int64_t j = 0; j < p.n; ++j) {
               double s = 0, m = 0;
               for (int64_t kk = 0; kk < p.k; ++kk) {
-                const double t = av[static_cast<size_t>((b * p.m + i) * p.k + kk)] * bv[static_cast<size_t>((b * p.k + kk) * p.n + j)];
+                const double t = av[static_cast<size_t>((b * p.m + i) * p.k + kk)] *
+                                 bv[static_cast<size_t>((b * p.k + kk) * p.n + j)];
                 s += t;
                 m += std::fabs(t);
               }

@@ -3,9 +3,9 @@
 // once), N wider than one column block, i32 and i64 indices, transposed b and beta = 0 over NaN.
 // Each output sums the same products in the same order as the CPU (sparse.cl), so f32 agrees to
 // the last bit; the tolerance only allows for a device that rounds differently.
-#include "test_util.hpp"
-
 #include <xd/sparse.hpp>
+
+#include "test_util.hpp"
 
 namespace {
 
@@ -31,8 +31,8 @@ struct Case {
 };
 
 TEST(OpenclSparse, CsrMatmulsAndToDenseMatchTheCpu) {
-  const Case cases[] = {{0, 1, 1, 1, 1.0},   {0, 7, 13, 11, 0.3},  {0, 6, 10, 4, 0.0}, {0, 3, 4099, 3, 0.5},
-                        {0, 16, 32, 1031, 0.2}, {0, 5, 0, 3, 0.5}, {3, 7, 13, 11, 0.3}, {2, 9, 33, 7, 0.2}};
+  const Case cases[] = {{0, 1, 1, 1, 1.0},      {0, 7, 13, 11, 0.3}, {0, 6, 10, 4, 0.0},  {0, 3, 4099, 3, 0.5},
+                        {0, 16, 32, 1031, 0.2}, {0, 5, 0, 3, 0.5},   {3, 7, 13, 11, 0.3}, {2, 9, 33, 7, 0.2}};
   uint32_t seed = 7;
   for (Dtype d : usable(float_dtypes())) {
     for (const Case& c : cases) {
