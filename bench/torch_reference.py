@@ -107,6 +107,30 @@ def main():
         add("weight_int4_mm", "bf16", [m, k, n], lambda: torch.nn.functional.linear(x, w),
             2.0 * (n * k + m * k + m * n), 2.0 * m * k * n, kernel="F.linear(dequantized bf16 weight), not int4")
         del x, w
+    # Sparse CSR [M, K] at 1% and 5% times dense [K, N] (xd-bench sparse_mm_1pct / _5pct, size MxNxK):
+    # torch.sparse.mm (cuSPARSE SpMM) on the same pattern (nnz_row columns per row, one per stripe,
+    # i32 indices), and the dense mm of the same shapes for the sparse/dense ratio. Flops count the
+    # nonzeros for the sparse rows (2*nnz*N) and the full product for the dense one.
+    m, n, k = 8192, 256, 8192
+    gen = torch.Generator(device="cpu").manual_seed(0x5BA45E)
+    bd = torch.rand(k, n, device=dev)
+    for pct in (1, 5):
+        per_row = round(k * pct / 100)
+        stripes = torch.arange(per_row) * k // per_row
+        widths = (torch.arange(1, per_row + 1) * k // per_row) - stripes
+        cols = stripes + (torch.rand(m, per_row, generator=gen) * widths).long()
+        crow = torch.arange(m + 1, dtype=torch.int32) * per_row
+        vals = torch.rand(m * per_row, generator=gen)
+        a = torch.sparse_csr_tensor(crow, cols.reshape(-1).to(torch.int32), vals, (m, k)).to(dev)
+        nnz = m * per_row
+        nbytes = 4.0 * (m + 1 + nnz) + 4.0 * nnz + 4.0 * (k * n + m * n)
+        add(f"sparse_mm_{pct}pct", "f32", [m, n, k], lambda: torch.sparse.mm(a, bd), nbytes, 2.0 * nnz * n,
+            kernel="torch.sparse.mm (cuSPARSE)")
+        ad = a.to_dense()
+        add(f"sparse_mm_{pct}pct_dense", "f32", [m, n, k], lambda: ad @ bd, 4.0 * (m * k + k * n + m * n),
+            2.0 * m * n * k, kernel="cuBLAS (dense mm of the same operands)")
+        del a, ad
+    del bd
 
     for r in rows:
         r["copy_gbps"] = copy_gbps

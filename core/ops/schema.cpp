@@ -51,6 +51,11 @@ const std::array<OpSchema, XD_OP_COUNT_V1_1>& schemas() {
       {static_cast<xd_op>(39), "reserved_39", OpKind::reserved, {}, {}},
       {XD_OP_WEIGHT_INT4_MM, "weight_int4_mm", OpKind::weight_int4_mm, {"input", "weight", "scales", "zeros"}, {"out"}},
       {XD_OP_QUANTIZE_INT4, "quantize_int4", OpKind::quantize_int4, {"weight"}, {"packed", "scales", "zeros"}},
+      // Sparse CSR (include/xd/sparse.hpp): the public mm/addmm/bmm/baddbmm overloads taking a
+      // SparseCsr all run csr_addmm; `self` (the addend) is absent for mm and bmm.
+      {XD_OP_CSR_ADDMM, "csr_addmm", OpKind::csr_addmm, {"self", "crow_indices", "col_indices", "values", "mat2"},
+       {"out"}, 0b1, 0},
+      {XD_OP_CSR_TO_DENSE, "csr_to_dense", OpKind::csr_to_dense, {"crow_indices", "col_indices", "values"}, {"out"}},
   }};
   return s;
 }
@@ -60,7 +65,7 @@ const OpSchema& op_schema(int op) { return schemas()[static_cast<size_t>(op)]; }
 
 const OpSchema* find_op(std::string_view name) {
   for (const auto& s : schemas())
-    if (name == s.name) return &s;
+    if (s.kind != OpKind::reserved && name == s.name) return &s;
   return nullptr;
 }
 
@@ -87,6 +92,8 @@ const char* op_kind_name(OpKind kind) noexcept {
     case OpKind::baddbmm: return "baddbmm";
     case OpKind::rms_norm: return "rms_norm";
     case OpKind::rms_norm_backward: return "rms_norm_backward";
+    case OpKind::csr_addmm: return "csr_addmm";
+    case OpKind::csr_to_dense: return "csr_to_dense";
     case OpKind::weight_int4_mm: return "weight_int4_mm";
     case OpKind::quantize_int4: return "quantize_int4";
     case OpKind::reserved: return "reserved";

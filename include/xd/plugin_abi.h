@@ -132,7 +132,15 @@ typedef enum xd_op {
   XD_OP_QUANTIZE_INT4 = 41,     /* [weight [N,K]] -> [packed u8 [N,K/2], scales [K/g,N], zeros i8 [K/g,N]]
                                    (xd_attrs_int4) keyed on weight's dtype (f32 bf16), scales in it; the
                                    rounding rules are docs/ops/int4.md's. Every view arrives contiguous. */
-  XD_OP_COUNT_V1_1 = 42         /* one past the last op of ABI 1.1 */
+  /* Sparse CSR. The host always presents the batched form; an unbatched matrix comes as batch 1.
+   * Index tensors are contiguous i32 or i64 (crow and col the same dtype), values are contiguous
+   * in the op's dtype, and every invariant (crow starts at 0, non-decreasing, ends at nnz; columns
+   * sorted, distinct and in [0, K)) has been checked by the host. Keyed on values. */
+  XD_OP_CSR_ADDMM = 42,         /* [input? (broadcast to [B,M,N]), crow [B,M+1], col [B,nnz], values [B,nnz],
+                                   b [B,K,N]] -> [out [B,M,N]] (xd_attrs_blas) beta*input + alpha*A@b;
+                                   input absent: beta*input is not computed (mm, bmm, and beta == 0) */
+  XD_OP_CSR_TO_DENSE = 43,      /* [crow [B,M+1], col [B,nnz], values [B,nnz]] -> [out [B,M,K]] (none) */
+  XD_OP_COUNT_V1_1 = 44         /* one past the last op of ABI 1.1 */
 } xd_op;
 
 /* ---------------------------------------------------------------- attribute structs */

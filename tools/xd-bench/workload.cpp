@@ -34,6 +34,9 @@ const std::vector<WorkloadInfo>& workloads() {
     for (const char* op : {"mm", "addmm"}) w.push_back({op, op, Kind::matmul, k_gemm});
     for (const char* op : {"bmm", "baddbmm"}) w.push_back({op, op, Kind::batched, k_bgemm});
     w.push_back({"weight_int4_mm", "weight_int4_mm", Kind::int4_mm, k_int4});
+    // The issue-6 target: 8192x8192 CSR at 1% and 5% times a dense 8192x256 (MxNxK).
+    w.push_back({"sparse_mm_1pct", "csr_addmm", Kind::sparse, {8192, 256, 8192}, 0.01});
+    w.push_back({"sparse_mm_5pct", "csr_addmm", Kind::sparse, {8192, 256, 8192}, 0.05});
     return w;
   }();
   return all;
@@ -68,7 +71,7 @@ std::vector<int64_t> parse_size(const std::string& text, Kind kind) {
     }
   }
   if (dims.empty()) throw ValueError("--size is empty");
-  if (kind == Kind::matmul) {
+  if (kind == Kind::matmul || kind == Kind::sparse) {
     if (dims.size() == 1) dims = {dims[0], dims[0], dims[0]};
     if (dims.size() != 3) throw ValueError("--size '" + text + "': matmul takes MxNxK (or one number for a cube)");
   } else if (kind == Kind::int4_mm) {
@@ -267,6 +270,7 @@ Prepared prepare(const WorkloadInfo& w, Dtype dtype, const std::vector<int64_t>&
       p.flops = 2.0 * static_cast<double>(m) * static_cast<double>(k) * static_cast<double>(n);
       return p;
     }
+    case Kind::sparse: return prepare_sparse(w, dtype, size, device);
   }
   throw ValueError("unknown workload " + w.name);
 }

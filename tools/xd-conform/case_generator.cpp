@@ -1,5 +1,7 @@
 #include "case_generator.hpp"
 
+#include "sparse_cases.hpp"
+
 #include <xd/backend.hpp>
 
 #include <algorithm>
@@ -560,6 +562,8 @@ std::vector<Case> generate_cases(const GeneratorOptions& o) {
           case OpKind::weight_int4_mm:
           case OpKind::quantize_int4: b.out = int4_cases(schema, d, o.quick); break;
           case OpKind::reserved: break;
+          case OpKind::csr_addmm:
+          case OpKind::csr_to_dense: b.out = csr_cases(schema, d, o.quick); break;
         }
         const std::vector<std::string>& names = it->second;
         for (const std::string& kernel : names) {

@@ -64,13 +64,15 @@ Tolerance default_tolerance(Dtype d, OpKind kind, int64_t reduction_length) {
   }
   switch (kind) {
     case OpKind::fill:
-    case OpKind::copy: return {0.0, 0.0};  // casts are exactly specified
+    case OpKind::copy:
+    case OpKind::csr_to_dense: return {0.0, 0.0};  // casts and scatters are exactly specified
     case OpKind::reduce:
     case OpKind::softmax:
     case OpKind::mm:
     case OpKind::addmm:
     case OpKind::bmm:
     case OpKind::baddbmm:
+    case OpKind::csr_addmm:
     case OpKind::rms_norm:
     case OpKind::rms_norm_backward:
     case OpKind::weight_int4_mm: {

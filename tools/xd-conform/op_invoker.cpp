@@ -3,6 +3,7 @@
 #include <xd/error.hpp>
 #include <xd/ops.hpp>
 #include <xd/runtime.hpp>
+#include <xd/sparse.hpp>
 
 namespace xd::conform {
 
@@ -102,6 +103,14 @@ std::vector<Tensor> invoke(const OpSchema& s, Dtype dtype, const std::vector<std
       return {packed, scales, zeros};
     }
     case OpKind::reserved: break;
+    // The CSR operand arrives dense (Values::sparse) and is converted here, on the side that runs.
+    case OpKind::csr_addmm: {
+      const SparseCsr s = to_sparse_csr(x(1), a.index_dtype);
+      const bool batched = s.is_batched();
+      if (!opt(v, 0)) return {batched ? bmm(s, x(2)) : mm(s, x(2))};
+      return {batched ? baddbmm(x(0), s, x(2), a.beta, a.alpha) : addmm(x(0), s, x(2), a.beta, a.alpha)};
+    }
+    case OpKind::csr_to_dense: return {to_sparse_csr(x(0), a.index_dtype).to_dense()};
   }
   unknown(s);
 }

@@ -17,5 +17,6 @@ void register_matmul_loop(plugin::registrar& r);
 void register_matmul_dnnl(plugin::registrar& r);  // no-op without oneDNN
 void register_rms_norm(plugin::registrar& r);  // rms_norm, rms_norm_backward
 void register_int4(plugin::registrar& r);      // weight_int4_mm, quantize_int4
+void register_sparse(plugin::registrar& r);    // csr_addmm, csr_to_dense
 
 }  // namespace xd::cpu

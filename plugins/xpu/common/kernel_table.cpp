@@ -85,6 +85,9 @@ const row kRows[] = {
       "xd_int4_mm_tiled"},
      int4_mm_dtype},
     {XD_OP_QUANTIZE_INT4, "int4", {"xd_quantize_int4"}, quantize_dtype},
+    // One entry point for i32 and i64 indices (sparse.cl reads them by a uniform flag).
+    {XD_OP_CSR_ADDMM, "sparse", {"xd_csr_mm"}, is_floating},
+    {XD_OP_CSR_TO_DENSE, "sparse", {"xd_csr_to_dense"}, is_floating},
 };
 
 }  // namespace

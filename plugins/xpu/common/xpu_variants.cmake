@@ -29,6 +29,7 @@ set(XD_XPU_TAGS_matmul ${XD_XPU_FLOAT_TAGS})
 # int4.cl: weight_int4_mm for f32, f16, bf16 inputs; quantize_int4 only for f32 and bf16 weights
 # (the .cl guards it, and kernel_table.cpp lists it for those two only).
 set(XD_XPU_TAGS_int4 f32 f16 bf16)
+set(XD_XPU_TAGS_sparse ${XD_XPU_FLOAT_TAGS})
 
 # XD_XPU_WTAGS_<source>: a second dtype the source is specialised on (-DXD_WT=<wtag>), for each of
 # its tags. rms_norm.cl reads the weight in its own dtype, and the CPU reference accepts any

@@ -7,6 +7,8 @@
 #include <xd/plugin_abi.h>
 #include <xd/xd.hpp>
 
+#include <xd/plugin_abi.h>
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -39,7 +41,7 @@ TEST(LevelZeroAbsentDriver, LoadReportRowSaysNoLevelZeroDriver) {
   EXPECT_EQ(row.status, xd::LoadStatus::unavailable) << xd::load_status_name(row.status) << ": " << row.reason;
   EXPECT_NE(row.reason.find("no Level Zero driver"), std::string::npos) << row.reason;
   EXPECT_NE(row.reason.find("ZE_RESULT_"), std::string::npos) << "the loader's result code is missing: " << row.reason;
-  // the query answered without a driver
+  // The query answered without a driver (with the ABI version the plugin was built against).
   EXPECT_EQ(row.abi, std::to_string(XD_ABI_MAJOR) + "." + std::to_string(XD_ABI_MINOR));
   const std::string table = xd::format_load_report();
   EXPECT_NE(table.find("no Level Zero driver"), std::string::npos) << table;

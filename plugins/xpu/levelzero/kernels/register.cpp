@@ -173,6 +173,8 @@ const char* kernel_name(int32_t op) {
     case XD_OP_BADDBMM: return "levelzero.baddbmm";
     case XD_OP_WEIGHT_INT4_MM: return "levelzero.weight_int4_mm";
     case XD_OP_QUANTIZE_INT4: return "levelzero.quantize_int4";
+    case XD_OP_CSR_ADDMM: return "levelzero.csr_addmm";
+    case XD_OP_CSR_TO_DENSE: return "levelzero.csr_to_dense";
     default: return "levelzero.pointwise";
   }
 }
@@ -197,6 +199,8 @@ xd_kernel_fn launcher_of(xd_op op) {
     case XD_OP_BADDBMM: return run_matmul;
     case XD_OP_WEIGHT_INT4_MM: return run_int4_mm;
     case XD_OP_QUANTIZE_INT4: return run_quantize_int4;
+    case XD_OP_CSR_ADDMM:
+    case XD_OP_CSR_TO_DENSE: return run_csr;
     default: return desc_of(op) != nullptr ? run_pointwise : nullptr;
   }
 }

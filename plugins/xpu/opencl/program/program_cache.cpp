@@ -27,6 +27,7 @@ const char* family_name(family f) {
     case family::matmul: return "matmul";
     case family::timestamp: return "timestamp";
     case family::int4: return "int4";
+    case family::sparse: return "sparse";
   }
   return "?";
 }
@@ -39,6 +40,7 @@ std::vector<std::string_view> family_sources(family f) {
     case family::matmul: return {kernel_source("common"), kernel_source("matmul")};
     case family::timestamp: return {"__kernel void xd_timestamp(void) {}\n"};
     case family::int4: return {kernel_source("common"), kernel_source("int4")};
+    case family::sparse: return {kernel_source("common"), kernel_source("sparse")};
   }
   return {};
 }

@@ -31,6 +31,7 @@ enum class family : int {
   matmul = 3,       // matmul.cl
   timestamp = 4,    // one empty kernel, for event timing on drivers whose markers carry no time
   int4 = 5,         // int4.cl (weight_int4_mm, quantize_int4)
+  sparse = 6,       // sparse.cl (CSR)
 };
 
 struct program_id {
