@@ -29,6 +29,8 @@ enum class OpKind {
   baddbmm,            // (self, batch1, batch2) -> beta*self + alpha*batch1@batch2
   rms_norm,           // (input, weight?) -> (output, rstd)
   rms_norm_backward,  // (grad_out, input, rstd, weight?) -> (grad_input?, grad_weight?)
+  int_mm,             // (self i8 [M,K], mat2 i8 [K,N]) -> out i32 [M,N]
+  scaled_mm,          // (self fp8, mat2 fp8, scale_a, scale_b, bias?) -> out; attrs: out_dtype
 };
 const char* op_kind_name(OpKind kind) noexcept;
 

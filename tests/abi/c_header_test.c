@@ -36,6 +36,7 @@ int main(void) {
   info.struct_size = offsetof(xd_plugin_info, version);
   if (XD_STRUCT_HAS(&info, xd_plugin_info, version)) return 1;
   if (XD_DTYPE_COUNT_V1 != 11 || XD_OP_COUNT_V1 != 38) return 1;
+  if (XD_OP_INT_MM != 38 || XD_OP_SCALED_MM != 39 || XD_OP_COUNT != 40) return 1;
   printf("plugin_abi.h compiles as C11; struct_size leads every struct\n");
   return 0;
 }
