@@ -34,6 +34,8 @@ struct row {
 };
 
 bool any(int32_t) { return true; }
+bool is_i8(int32_t d) { return d == XD_DTYPE_I8; }
+bool is_fp8(int32_t d) { return kind_of(d) == kind::fp8; }
 
 // The launchers pick among an op's entry points per call (reduce: _group with _finish for split
 // ranges, or _lane; softmax: _row or _lane; matmul: big or tiled), so every one is registered.
@@ -76,6 +78,8 @@ const row kRows[] = {
     {XD_OP_ADDMM, "matmul", {"xd_gemm_tiled", "xd_gemm_big"}, is_floating},
     {XD_OP_BMM, "matmul", {"xd_gemm_tiled", "xd_gemm_big"}, is_floating},
     {XD_OP_BADDBMM, "matmul", {"xd_gemm_tiled", "xd_gemm_big"}, is_floating},
+    {XD_OP_INT_MM, "quant_mm", {"xd_int_mm"}, is_i8},
+    {XD_OP_SCALED_MM, "quant_mm", {"xd_scaled_mm"}, is_fp8},
 };
 
 }  // namespace

@@ -171,6 +171,8 @@ const char* kernel_name(int32_t op) {
     case XD_OP_ADDMM: return "levelzero.addmm";
     case XD_OP_BMM: return "levelzero.bmm";
     case XD_OP_BADDBMM: return "levelzero.baddbmm";
+    case XD_OP_INT_MM: return "levelzero.int_mm";
+    case XD_OP_SCALED_MM: return "levelzero.scaled_mm";
     default: return "levelzero.pointwise";
   }
 }
@@ -193,6 +195,8 @@ xd_kernel_fn launcher_of(xd_op op) {
     case XD_OP_ADDMM:
     case XD_OP_BMM:
     case XD_OP_BADDBMM: return run_matmul;
+    case XD_OP_INT_MM: return run_int_mm;
+    case XD_OP_SCALED_MM: return run_scaled_mm;
     default: return desc_of(op) != nullptr ? run_pointwise : nullptr;
   }
 }

@@ -16,5 +16,7 @@ xd_status run_log_softmax(const xd_kernel_call* c);
 xd_status run_rms_norm(const xd_kernel_call* c);  // rms_norm.cl
 xd_status run_rms_norm_backward(const xd_kernel_call* c);
 xd_status run_matmul(const xd_kernel_call* c);  // mm, addmm, bmm, baddbmm (matmul.cl)
+xd_status run_int_mm(const xd_kernel_call* c);  // quant_mm.cl
+xd_status run_scaled_mm(const xd_kernel_call* c);
 
 }  // namespace xd::l0

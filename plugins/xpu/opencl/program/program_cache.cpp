@@ -26,6 +26,7 @@ const char* family_name(family f) {
     case family::norm: return "norm";
     case family::matmul: return "matmul";
     case family::timestamp: return "timestamp";
+    case family::quant: return "quant";
   }
   return "?";
 }
@@ -37,6 +38,7 @@ std::vector<std::string_view> family_sources(family f) {
     case family::norm: return {kernel_source("common"), kernel_source("rms_norm")};
     case family::matmul: return {kernel_source("common"), kernel_source("matmul")};
     case family::timestamp: return {"__kernel void xd_timestamp(void) {}\n"};
+    case family::quant: return {kernel_source("common"), kernel_source("quant_mm")};
   }
   return {};
 }
@@ -111,6 +113,8 @@ std::string program_cache::build_options(const program_id& id) const {
   // gain nothing from a register cache and compile the unrolled loops slowly.
   o += std::string(" -DXD_ROW_ITEMS=") + (device_.kind == XD_DEVICE_KIND_CPU ? "2" : "8");
   if (device_.fp64) o += " -DXD_HAS_FP64";
+  // quant_mm.cl's int_mm takes the 4x8-bit dot builtins where the device has them.
+  if (device_.int_dot) o += " -DXD_HAS_INT_DOT";
   // Exact float division and sqrt, as the reference computes them (div, sqrt, rsqrt, softmax).
   if (device_.correctly_rounded_sqrt) o += " -cl-fp32-correctly-rounded-divide-sqrt";
   if (const char* extra = secure_getenv("XD_OPENCL_BUILD_OPTIONS"); extra != nullptr && *extra != '\0')

@@ -30,6 +30,7 @@ enum class family : int {
   norm = 2,         // rms_norm.cl (keyed on x's and the weight's dtype)
   matmul = 3,       // matmul.cl
   timestamp = 4,    // one empty kernel, for event timing on drivers whose markers carry no time
+  quant = 5,        // quant_mm.cl: int_mm (i8), scaled_mm (e4m3, e5m2)
 };
 
 struct program_id {
