@@ -72,7 +72,8 @@ Tolerance default_tolerance(Dtype d, OpKind kind, int64_t reduction_length) {
     case OpKind::bmm:
     case OpKind::baddbmm:
     case OpKind::rms_norm:
-    case OpKind::rms_norm_backward: {
+    case OpKind::rms_norm_backward:
+    case OpKind::scaled_mm: {
       // Rounding errors of a sum of n terms grow like sqrt(n) for a random summation order.
       const double s = std::sqrt(static_cast<double>(std::max<int64_t>(1, reduction_length)));
       t.rtol *= s;

@@ -60,6 +60,7 @@ struct Attrs {
   std::optional<double> eps;
   std::array<bool, 2> output_mask{true, true};
   Dtype to_dtype = Dtype::f32;        // copy
+  Dtype out_dtype = Dtype::bf16;      // scaled_mm
   int64_t reduction_length = 1;       // how many terms each output sums over (tolerance scale)
 };
 

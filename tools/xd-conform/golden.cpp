@@ -55,6 +55,10 @@ Attrs parse_attrs(const json& a, std::string& unsupported) {
       const auto m = v.get<std::vector<bool>>();
       if (m.size() == 2) at.output_mask = {m[0], m[1]};
     } else if (k == "exponent") at.exponent = v.get<double>();
+    else if (k == "out_dtype") {
+      if (const auto d = dtype_or_none(v.get<std::string>())) at.out_dtype = *d;
+      else if (unsupported.empty()) unsupported = "out_dtype " + v.get<std::string>();
+    }
     else if (unsupported.empty()) unsupported = "attribute '" + k + "'";
   }
   return at;

@@ -96,6 +96,8 @@ std::vector<Tensor> invoke(const OpSchema& s, Dtype dtype, const std::vector<std
       auto [gi, gw] = rms_norm_backward(x(0), x(1), a.normalized_shape, x(2), opt(v, 3), a.output_mask);
       return {gi, gw};
     }
+    case OpKind::int_mm: return {int_mm(x(0), x(1))};
+    case OpKind::scaled_mm: return {scaled_mm(x(0), x(1), x(2), x(3), opt(v, 4), a.out_dtype)};
   }
   unknown(s);
 }
