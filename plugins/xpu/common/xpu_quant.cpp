@@ -99,7 +99,7 @@ qmm_call make_scaled_mm(const xd_kernel_call* c, const char* backend) {
 
 qmm_plan plan_qmm(const qmm_args& g, int64_t wg, int64_t max_groups_yz) {
   qmm_plan p;
-  const int64_t ql = wg >= 256 ? 16 : 8;  // XD_QL of quant_mm.cl
+  const int64_t ql = wg >= 256 ? 16 : wg >= 64 ? 8 : 4;  // XD_QL of quant_mm.cl
   p.block = ql * 4;                       // XD_QB
   p.local[0] = p.local[1] = ql;
   p.local[2] = 1;

@@ -1,7 +1,8 @@
 // INT_MM (built for XD_DT=i8) and SCALED_MM (built for XD_DT=e4m3 and e5m2: the format of `a`),
 // with the semantics of the CPU reference (plugins/cpu/kernels/int_mm.cpp, scaled_mm.cpp).
 //
-// One register-tiled scheme for both: a work-group of XD_QL x XD_QL work-items computes an
+// One register-tiled scheme for both: a work-group of XD_QL x XD_QL work-items (16 x 16; 8 x 8 or
+// 4 x 4 where XD_WG is smaller, as xpu::plan_qmm mirrors) computes an
 // XD_QB x XD_QB block of out, each work-item XD_QR x XD_QR outputs (rows ty + r*XD_QL, columns
 // tx + c*XD_QL, so neighbouring work-items read neighbouring local words); K advances in steps of
 // XD_QK staged in local memory. Any strides: the tile loaders index each operand through its own
@@ -22,8 +23,10 @@
 
 #if XD_WG >= 256
 #define XD_QL 16
-#else
+#elif XD_WG >= 64
 #define XD_QL 8
+#else
+#define XD_QL 4
 #endif
 #define XD_QR 4
 #define XD_QB (XD_QL * XD_QR)
