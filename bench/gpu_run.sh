@@ -39,6 +39,9 @@ section "xd-bench: add_broadcast, softmax f32 (>= 64 MiB)"
 section "xd-bench: mm 4096^3 f32 f16 bf16"
 "${bench[@]}" --op mm --size 4096 --dtype f32 --dtype f16 --dtype bf16 --reps 10 \
   --json "$out/mm.json" --csv "$out/mm.csv"
+section "xd-bench: int_mm i8, scaled_mm f8e4m3fn f8e5m2 at 4096^3"
+"${bench[@]}" --op int_mm --op scaled_mm --size 4096 --dtype i8 --dtype f8e4m3fn --dtype f8e5m2 --reps 10 \
+  --json "$out/quant_mm.json" --csv "$out/quant_mm.csv"
 section "xd-bench: every workload, f32, default sizes, with cold/warm start"
 "${bench[@]}" --reps 10 --startup --json "$out/all.json" --csv "$out/all.csv"
 section "PyTorch"
