@@ -56,10 +56,10 @@ Attrs parse_attrs(const json& a, std::string& unsupported) {
       if (m.size() == 2) at.output_mask = {m[0], m[1]};
     } else if (k == "exponent") at.exponent = v.get<double>();
     else if (k == "out_dtype") {
-      if (const auto d = dtype_or_none(v.get<std::string>())) at.out_dtype = *d;
+      const auto d = dtype_or_none(v.get<std::string>());
+      if (d) at.out_dtype = *d;
       else if (unsupported.empty()) unsupported = "out_dtype " + v.get<std::string>();
-    }
-    else if (unsupported.empty()) unsupported = "attribute '" + k + "'";
+    } else if (unsupported.empty()) unsupported = "attribute '" + k + "'";
   }
   return at;
 }
