@@ -18,7 +18,7 @@ using xd::Tensor;
 std::vector<int8_t> bytes_i8(const Tensor& t) {
   const std::vector<uint8_t> b = t.contiguous().to_bytes();
   std::vector<int8_t> out(b.size());
-  std::memcpy(out.data(), b.data(), b.size());
+  if (!b.empty()) std::memcpy(out.data(), b.data(), b.size());  // empty: data() may be null
   return out;
 }
 
