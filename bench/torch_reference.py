@@ -94,6 +94,23 @@ def main():
             b = torch.rand(s, s, device=dev, dtype=dt)
             add("mm", name, [s, s, s], lambda: a @ b, 3.0 * s * s * a.element_size(), 2.0 * s ** 3, kernel="cuBLAS")
             del a, b
+    # Quantised matmuls (xd-bench --op int_mm --dtype i8, --op scaled_mm --dtype f8e4m3fn|f8e5m2):
+    # same traffic model, operands read once, out written once (i32 / bf16).
+    for s in (4096,):
+        a = torch.randint(-128, 128, (s, s), device=dev, dtype=torch.int8)
+        b = torch.randint(-128, 128, (s, s), device=dev, dtype=torch.int8).t().contiguous().t()  # cuBLASLt wants b column-major
+        add("int_mm", "i8", [s, s, s], lambda: torch._int_mm(a, b), 2.0 * s * s + 4.0 * s * s, 2.0 * s ** 3,
+            kernel="cuBLASLt")
+        del a, b
+        for name, dt in (("f8e4m3fn", torch.float8_e4m3fn), ("f8e5m2", torch.float8_e5m2)):
+            a = torch.rand(s, s, device=dev).to(dt)
+            # PyTorch refuses e5m2 x e5m2: mat2 stays e4m3fn for the e5m2 row, as its tests do.
+            b = torch.rand(s, s, device=dev).to(torch.float8_e4m3fn).t().contiguous().t()
+            sa = torch.tensor(0.5, device=dev)
+            sb = torch.tensor(2.0, device=dev)
+            add("scaled_mm", name, [s, s, s], lambda: torch._scaled_mm(a, b, sa, sb, out_dtype=torch.bfloat16),
+                2.0 * s * s + 2.0 * s * s, 2.0 * s ** 3, kernel="cuBLASLt")
+            del a, b
 
     # weight_int4_mm (xd-bench: MxKxN, group 128). PyTorch's int4 kernel (torch._weight_int4pack_mm,
     # tinygemm) wants its own tile-packed layout with float-domain zero points, so the comparison

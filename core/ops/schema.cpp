@@ -46,9 +46,9 @@ const std::array<OpSchema, XD_OP_COUNT_V1_1>& schemas() {
       {XD_OP_RMS_NORM, "rms_norm", OpKind::rms_norm, {"input", "weight"}, {"output", "rstd"}, 0b10, 0},
       {XD_OP_RMS_NORM_BACKWARD, "rms_norm_backward", OpKind::rms_norm_backward,
        {"grad_out", "input", "rstd", "weight"}, {"grad_input", "grad_weight"}, 0b1000, 0b11},
-      // Placeholders keeping the array indexed by op id: another branch defines ops 38 and 39.
-      {static_cast<xd_op>(38), "reserved_38", OpKind::reserved, {}, {}},
-      {static_cast<xd_op>(39), "reserved_39", OpKind::reserved, {}, {}},
+      {XD_OP_INT_MM, "int_mm", OpKind::int_mm, {"self", "mat2"}, {"out"}},
+      {XD_OP_SCALED_MM, "scaled_mm", OpKind::scaled_mm, {"self", "mat2", "scale_a", "scale_b", "bias"}, {"out"},
+       0b10000, 0},
       {XD_OP_WEIGHT_INT4_MM, "weight_int4_mm", OpKind::weight_int4_mm, {"input", "weight", "scales", "zeros"}, {"out"}},
       {XD_OP_QUANTIZE_INT4, "quantize_int4", OpKind::quantize_int4, {"weight"}, {"packed", "scales", "zeros"}},
       // Sparse CSR (include/xd/sparse.hpp): the public mm/addmm/bmm/baddbmm overloads taking a
@@ -65,7 +65,7 @@ const OpSchema& op_schema(int op) { return schemas()[static_cast<size_t>(op)]; }
 
 const OpSchema* find_op(std::string_view name) {
   for (const auto& s : schemas())
-    if (s.kind != OpKind::reserved && name == s.name) return &s;
+    if (name == s.name) return &s;
   return nullptr;
 }
 
@@ -92,11 +92,12 @@ const char* op_kind_name(OpKind kind) noexcept {
     case OpKind::baddbmm: return "baddbmm";
     case OpKind::rms_norm: return "rms_norm";
     case OpKind::rms_norm_backward: return "rms_norm_backward";
+    case OpKind::int_mm: return "int_mm";
+    case OpKind::scaled_mm: return "scaled_mm";
     case OpKind::csr_addmm: return "csr_addmm";
     case OpKind::csr_to_dense: return "csr_to_dense";
     case OpKind::weight_int4_mm: return "weight_int4_mm";
     case OpKind::quantize_int4: return "quantize_int4";
-    case OpKind::reserved: return "reserved";
   }
   return "?";
 }
@@ -105,7 +106,6 @@ std::vector<OpSchema> op_schemas() {
   std::vector<OpSchema> out;
   for (int op = 0; op < XD_OP_COUNT_V1_1; ++op) {
     const detail::OpSchema& s = detail::op_schema(op);
-    if (s.kind == OpKind::reserved) continue;  // no op behind the number in this build
     OpSchema o;
     o.op = op;
     o.name = s.name;

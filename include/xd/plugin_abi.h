@@ -122,8 +122,14 @@ typedef enum xd_op {
   XD_OP_RMS_NORM = 36, /* [x, weight?] -> [y, rstd f32 (f64 for f64 x)] (xd_attrs_rms_norm) */
   XD_OP_RMS_NORM_BACKWARD = 37, /* [grad_out, x, rstd, weight?] -> [grad_input?, grad_weight?]
                                    (xd_attrs_rms_norm_backward); grad_weight has weight's dtype */
-  XD_OP_COUNT_V1 = 38,          /* the ops of ABI 1.0 */
-  /* ABI 1.1. 38 and 39 are reserved (int_mm, scaled_mm: another branch). */
+  XD_OP_COUNT_V1 = 38,          /* the ops of ABI 1.0; a 1.0 host rejects a registration of any later op */
+  /* ABI 1.1 (docs/plugin-abi.md, changelog). */
+  XD_OP_INT_MM = 38,            /* [a i8 [M,K], b i8 [K,N]] -> [out i32 [M,N]] (none) exact, keyed on i8 */
+  XD_OP_SCALED_MM = 39,         /* [a fp8 [M,K], b fp8 [K,N], scale_a f32, scale_b f32, bias? [N]] -> [out [M,N]]
+                                   (none) out = (a*scale_a) @ (b*scale_b) + bias, accumulated in f32, keyed on
+                                   a's dtype. b may be the other fp8 format. The host passes scale_a broadcast
+                                   to [M,1] and scale_b to [1,N] (stride 0 for a tensor-wise scale); out is
+                                   f32, f16 or bf16 and bias (1-d, N) has out's dtype or bf16. */
   XD_OP_WEIGHT_INT4_MM = 40,    /* [input [M,K], weight u8 [N,K/2], scales [K/g,N], zeros i8 [K/g,N]] -> [out [M,N]]
                                    (xd_attrs_int4) keyed on input's dtype (f32 f16 bf16); scales have it too.
                                    Element k of row n is the low nibble of weight[n][k/2] for even k, the high

@@ -1,6 +1,8 @@
 // A catalogue of bad inputs to the public API. Each must throw exactly the documented xd::Error
 // subclass (not a parent, not a subclass, not std::exception, no crash), with a message that names
 // the operation and the offending shape / dtype / value.
+#include "support/throws_exactly.hpp"
+
 #include <xd/xd.hpp>
 
 #include <gtest/gtest.h>

@@ -32,6 +32,8 @@ const std::vector<WorkloadInfo>& workloads() {
     w.push_back({"rms_norm", "rms_norm", Kind::norm, k_tensor});
     w.push_back({"rms_norm_backward", "rms_norm_backward", Kind::norm_backward, k_tensor});
     for (const char* op : {"mm", "addmm"}) w.push_back({op, op, Kind::matmul, k_gemm});
+    // Keyed on i8 and on a's fp8 format: run with --dtype i8 / --dtype f8e4m3fn (or f8e5m2).
+    for (const char* op : {"int_mm", "scaled_mm"}) w.push_back({op, op, Kind::matmul, k_gemm});
     for (const char* op : {"bmm", "baddbmm"}) w.push_back({op, op, Kind::batched, k_bgemm});
     w.push_back({"weight_int4_mm", "weight_int4_mm", Kind::int4_mm, k_int4});
     // The issue-6 target: 8192x8192 CSR at 1% and 5% times a dense 8192x256 (MxNxK).
@@ -230,6 +232,20 @@ Prepared prepare(const WorkloadInfo& w, Dtype dtype, const std::vector<int64_t>&
     case Kind::matmul: {
       const int64_t m = size[0], n = size[1], k = size[2];
       Tensor a = values({m, k}, dtype, device), b = values({k, n}, dtype, device);
+      const double mnk2 = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+      if (w.op == "int_mm") {  // i8 operands, i32 out
+        p.run = [a, b] { (void)int_mm(a, b); };
+        p.flops = mnk2;
+        p.bytes = static_cast<double>(m * k + k * n) * s + static_cast<double>(m * n) * 4.0;
+        return p;
+      }
+      if (w.op == "scaled_mm") {  // fp8 operands, tensor-wise f32 scales, bf16 out (torch's default)
+        Tensor sa = full({}, 0.5, Dtype::f32, device), sb = full({}, 2.0, Dtype::f32, device);
+        p.run = [a, b, sa, sb] { (void)scaled_mm(a, b, sa, sb); };
+        p.flops = mnk2;
+        p.bytes = static_cast<double>(m * k + k * n) * s + static_cast<double>(m * n) * 2.0;
+        return p;
+      }
       if (w.op == "mm") {
         p.run = [a, b] { (void)mm(a, b); };
         p.flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);

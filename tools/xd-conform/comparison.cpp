@@ -75,7 +75,8 @@ Tolerance default_tolerance(Dtype d, OpKind kind, int64_t reduction_length) {
     case OpKind::csr_addmm:
     case OpKind::rms_norm:
     case OpKind::rms_norm_backward:
-    case OpKind::weight_int4_mm: {
+    case OpKind::weight_int4_mm:
+    case OpKind::scaled_mm: {
       // Rounding errors of a sum of n terms grow like sqrt(n) for a random summation order.
       const double s = std::sqrt(static_cast<double>(std::max<int64_t>(1, reduction_length)));
       t.rtol *= s;

@@ -65,6 +65,7 @@ struct Attrs {
   std::array<bool, 2> output_mask{true, true};
   Dtype to_dtype = Dtype::f32;        // copy
   int64_t group_size = 0;             // weight_int4_mm, quantize_int4
+  Dtype out_dtype = Dtype::bf16;      // scaled_mm
   int64_t reduction_length = 1;       // how many terms each output sums over (tolerance scale)
   Dtype index_dtype = Dtype::i64;     // csr ops: the CSR operand's index dtype
 };

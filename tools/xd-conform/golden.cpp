@@ -59,7 +59,11 @@ Attrs parse_attrs(const json& a, std::string& unsupported) {
       if (m.size() == 2) at.output_mask = {m[0], m[1]};
     } else if (k == "exponent") at.exponent = v.get<double>();
     else if (k == "group_size") at.group_size = v.get<int64_t>();
-    else if (unsupported.empty()) unsupported = "attribute '" + k + "'";
+    else if (k == "out_dtype") {
+      const auto d = dtype_or_none(v.get<std::string>());
+      if (d) at.out_dtype = *d;
+      else if (unsupported.empty()) unsupported = "out_dtype " + v.get<std::string>();
+    } else if (unsupported.empty()) unsupported = "attribute '" + k + "'";
   }
   return at;
 }

@@ -102,7 +102,6 @@ std::vector<Tensor> invoke(const OpSchema& s, Dtype dtype, const std::vector<std
       auto [packed, scales, zeros] = quantize_int4(x(0), a.group_size);
       return {packed, scales, zeros};
     }
-    case OpKind::reserved: break;
     // The CSR operand arrives dense (Values::sparse) and is converted here, on the side that runs.
     case OpKind::csr_addmm: {
       const SparseCsr s = to_sparse_csr(x(1), a.index_dtype);
@@ -111,6 +110,8 @@ std::vector<Tensor> invoke(const OpSchema& s, Dtype dtype, const std::vector<std
       return {batched ? baddbmm(x(0), s, x(2), a.beta, a.alpha) : addmm(x(0), s, x(2), a.beta, a.alpha)};
     }
     case OpKind::csr_to_dense: return {to_sparse_csr(x(0), a.index_dtype).to_dense()};
+    case OpKind::int_mm: return {int_mm(x(0), x(1))};
+    case OpKind::scaled_mm: return {scaled_mm(x(0), x(1), x(2), x(3), opt(v, 4), a.out_dtype)};
   }
   unknown(s);
 }

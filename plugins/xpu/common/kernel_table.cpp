@@ -36,6 +36,8 @@ struct row {
 bool any(int32_t) { return true; }
 bool int4_mm_dtype(int32_t d) { return d == XD_DTYPE_F32 || d == XD_DTYPE_F16 || d == XD_DTYPE_BF16; }
 bool quantize_dtype(int32_t d) { return d == XD_DTYPE_F32 || d == XD_DTYPE_BF16; }
+bool is_i8(int32_t d) { return d == XD_DTYPE_I8; }
+bool is_fp8(int32_t d) { return kind_of(d) == kind::fp8; }
 
 // The launchers pick among an op's entry points per call (reduce: _group with _finish for split
 // ranges, or _lane; softmax: _row or _lane; matmul: big or tiled), so every one is registered.
@@ -88,6 +90,8 @@ const row kRows[] = {
     // One entry point for i32 and i64 indices (sparse.cl reads them by a uniform flag).
     {XD_OP_CSR_ADDMM, "sparse", {"xd_csr_mm"}, is_floating},
     {XD_OP_CSR_TO_DENSE, "sparse", {"xd_csr_to_dense"}, is_floating},
+    {XD_OP_INT_MM, "quant_mm", {"xd_int_mm"}, is_i8},
+    {XD_OP_SCALED_MM, "quant_mm", {"xd_scaled_mm"}, is_fp8},
 };
 
 }  // namespace

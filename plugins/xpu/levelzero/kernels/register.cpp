@@ -175,6 +175,8 @@ const char* kernel_name(int32_t op) {
     case XD_OP_QUANTIZE_INT4: return "levelzero.quantize_int4";
     case XD_OP_CSR_ADDMM: return "levelzero.csr_addmm";
     case XD_OP_CSR_TO_DENSE: return "levelzero.csr_to_dense";
+    case XD_OP_INT_MM: return "levelzero.int_mm";
+    case XD_OP_SCALED_MM: return "levelzero.scaled_mm";
     default: return "levelzero.pointwise";
   }
 }
@@ -201,6 +203,8 @@ xd_kernel_fn launcher_of(xd_op op) {
     case XD_OP_QUANTIZE_INT4: return run_quantize_int4;
     case XD_OP_CSR_ADDMM:
     case XD_OP_CSR_TO_DENSE: return run_csr;
+    case XD_OP_INT_MM: return run_int_mm;
+    case XD_OP_SCALED_MM: return run_scaled_mm;
     default: return desc_of(op) != nullptr ? run_pointwise : nullptr;
   }
 }

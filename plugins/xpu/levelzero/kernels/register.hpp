@@ -19,5 +19,7 @@ xd_status run_matmul(const xd_kernel_call* c);  // mm, addmm, bmm, baddbmm (matm
 xd_status run_int4_mm(const xd_kernel_call* c);  // weight_int4_mm (int4.cl)
 xd_status run_quantize_int4(const xd_kernel_call* c);
 xd_status run_csr(const xd_kernel_call* c);     // csr_addmm, csr_to_dense (sparse.cl)
+xd_status run_int_mm(const xd_kernel_call* c);  // quant_mm.cl
+xd_status run_scaled_mm(const xd_kernel_call* c);
 
 }  // namespace xd::l0
