@@ -94,6 +94,60 @@ def main():
             b = torch.rand(s, s, device=dev, dtype=dt)
             add("mm", name, [s, s, s], lambda: a @ b, 3.0 * s * s * a.element_size(), 2.0 * s ** 3, kernel="cuBLAS")
             del a, b
+    # Quantised matmuls (xd-bench --op int_mm --dtype i8, --op scaled_mm --dtype f8e4m3fn|f8e5m2):
+    # same traffic model, operands read once, out written once (i32 / bf16).
+    for s in (4096,):
+        a = torch.randint(-128, 128, (s, s), device=dev, dtype=torch.int8)
+        b = torch.randint(-128, 128, (s, s), device=dev, dtype=torch.int8).t().contiguous().t()  # cuBLASLt wants b column-major
+        add("int_mm", "i8", [s, s, s], lambda: torch._int_mm(a, b), 2.0 * s * s + 4.0 * s * s, 2.0 * s ** 3,
+            kernel="cuBLASLt")
+        del a, b
+        for name, dt in (("f8e4m3fn", torch.float8_e4m3fn), ("f8e5m2", torch.float8_e5m2)):
+            a = torch.rand(s, s, device=dev).to(dt)
+            # PyTorch refuses e5m2 x e5m2: mat2 stays e4m3fn for the e5m2 row, as its tests do.
+            b = torch.rand(s, s, device=dev).to(torch.float8_e4m3fn).t().contiguous().t()
+            sa = torch.tensor(0.5, device=dev)
+            sb = torch.tensor(2.0, device=dev)
+            add("scaled_mm", name, [s, s, s], lambda: torch._scaled_mm(a, b, sa, sb, out_dtype=torch.bfloat16),
+                2.0 * s * s + 2.0 * s * s, 2.0 * s ** 3, kernel="cuBLASLt")
+            del a, b
+
+    # weight_int4_mm (xd-bench: MxKxN, group 128). PyTorch's int4 kernel (torch._weight_int4pack_mm,
+    # tinygemm) wants its own tile-packed layout with float-domain zero points, so the comparison
+    # is F.linear on the weight dequantized to bf16 beforehand: a cuBLAS GEMV that reads 4x the
+    # weight bytes of int4. GB/s counts the bytes it really moves; the row's time is the number to
+    # compare with xd-bench's.
+    for m in (1, 16):
+        k = n = 16384
+        x = torch.rand(m, k, device=dev, dtype=torch.bfloat16)
+        w = (torch.rand(n, k, device=dev, dtype=torch.bfloat16) - 0.5)
+        add("weight_int4_mm", "bf16", [m, k, n], lambda: torch.nn.functional.linear(x, w),
+            2.0 * (n * k + m * k + m * n), 2.0 * m * k * n, kernel="F.linear(dequantized bf16 weight), not int4")
+        del x, w
+    # Sparse CSR [M, K] at 1% and 5% times dense [K, N] (xd-bench sparse_mm_1pct / _5pct, size MxNxK):
+    # torch.sparse.mm (cuSPARSE SpMM) on the same pattern (nnz_row columns per row, one per stripe,
+    # i32 indices), and the dense mm of the same shapes for the sparse/dense ratio. Flops count the
+    # nonzeros for the sparse rows (2*nnz*N) and the full product for the dense one.
+    m, n, k = 8192, 256, 8192
+    gen = torch.Generator(device="cpu").manual_seed(0x5BA45E)
+    bd = torch.rand(k, n, device=dev)
+    for pct in (1, 5):
+        per_row = round(k * pct / 100)
+        stripes = torch.arange(per_row) * k // per_row
+        widths = (torch.arange(1, per_row + 1) * k // per_row) - stripes
+        cols = stripes + (torch.rand(m, per_row, generator=gen) * widths).long()
+        crow = torch.arange(m + 1, dtype=torch.int32) * per_row
+        vals = torch.rand(m * per_row, generator=gen)
+        a = torch.sparse_csr_tensor(crow, cols.reshape(-1).to(torch.int32), vals, (m, k)).to(dev)
+        nnz = m * per_row
+        nbytes = 4.0 * (m + 1 + nnz) + 4.0 * nnz + 4.0 * (k * n + m * n)
+        add(f"sparse_mm_{pct}pct", "f32", [m, n, k], lambda: torch.sparse.mm(a, bd), nbytes, 2.0 * nnz * n,
+            kernel="torch.sparse.mm (cuSPARSE)")
+        ad = a.to_dense()
+        add(f"sparse_mm_{pct}pct_dense", "f32", [m, n, k], lambda: ad @ bd, 4.0 * (m * k + k * n + m * n),
+            2.0 * m * n * k, kernel="cuBLAS (dense mm of the same operands)")
+        del a, ad
+    del bd
 
     for r in rows:
         r["copy_gbps"] = copy_gbps

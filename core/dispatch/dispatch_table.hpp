@@ -35,7 +35,7 @@ struct KernelEntry {
 class DispatchTable {
  public:
   using Slot = std::vector<const KernelEntry*>;
-  static constexpr int kOps = XD_OP_COUNT_V1;
+  static constexpr int kOps = XD_OP_COUNT_V1_1;
 
   DispatchTable();
   // A copy of `base` (may be null) with `added` inserted in priority order.

@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <cstring>
+#include <string>
 #include <vector>
 
 namespace xd::detail {
@@ -147,7 +148,11 @@ Arg arg_broadcast(const TensorImpl& t, const int64_t* sizes, int ndim) {
 
 void launch(xd_op op, Dtype key, DeviceRecord& dev, std::span<const Arg> inputs, std::span<const Arg> outputs,
             const void* attrs) {
-  xd_view in[4], out[2];
+  if (inputs.size() > kMaxInputs || outputs.size() > kMaxOutputs)
+    throw Error(std::string("internal error: ") + op_schema(op).name + " launched with " +
+                std::to_string(inputs.size()) + " inputs and " + std::to_string(outputs.size()) +
+                " outputs; raise kMaxInputs/kMaxOutputs in core/dispatch/launch.hpp");
+  xd_view in[kMaxInputs], out[kMaxOutputs];
   int ni = 0, no = 0;
   for (const Arg& a : inputs) to_view(a, in[ni++]);
   for (const Arg& a : outputs) to_view(a, out[no++]);

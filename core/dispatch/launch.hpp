@@ -27,6 +27,11 @@ Arg arg_absent();
 // `t` broadcast to (sizes, ndim); the caller has checked that it broadcasts.
 Arg arg_broadcast(const TensorImpl& t, const int64_t* sizes, int ndim);
 
+// The most inputs and outputs an op has (scaled_mm and csr_addmm: 5 inputs; quantize_int4: 3
+// outputs); launch() keeps its views in fixed arrays of these sizes.
+inline constexpr size_t kMaxInputs = 5;
+inline constexpr size_t kMaxOutputs = 3;
+
 // All inputs and outputs are on `dev`. `key` is the dtype the op is keyed on (see xd_op).
 void launch(xd_op op, Dtype key, DeviceRecord& dev, std::span<const Arg> inputs, std::span<const Arg> outputs,
             const void* attrs);

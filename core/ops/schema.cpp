@@ -5,8 +5,8 @@
 namespace xd::detail {
 
 namespace {
-const std::array<OpSchema, XD_OP_COUNT_V1>& schemas() {
-  static const std::array<OpSchema, XD_OP_COUNT_V1> s = {{
+const std::array<OpSchema, XD_OP_COUNT_V1_1>& schemas() {
+  static const std::array<OpSchema, XD_OP_COUNT_V1_1> s = {{
       {XD_OP_FILL, "fill", OpKind::fill, {}, {"out"}},
       {XD_OP_ARANGE, "arange", OpKind::arange, {}, {"out"}},
       {XD_OP_RAND, "rand", OpKind::random, {}, {"out"}},
@@ -46,6 +46,16 @@ const std::array<OpSchema, XD_OP_COUNT_V1>& schemas() {
       {XD_OP_RMS_NORM, "rms_norm", OpKind::rms_norm, {"input", "weight"}, {"output", "rstd"}, 0b10, 0},
       {XD_OP_RMS_NORM_BACKWARD, "rms_norm_backward", OpKind::rms_norm_backward,
        {"grad_out", "input", "rstd", "weight"}, {"grad_input", "grad_weight"}, 0b1000, 0b11},
+      {XD_OP_INT_MM, "int_mm", OpKind::int_mm, {"self", "mat2"}, {"out"}},
+      {XD_OP_SCALED_MM, "scaled_mm", OpKind::scaled_mm, {"self", "mat2", "scale_a", "scale_b", "bias"}, {"out"},
+       0b10000, 0},
+      {XD_OP_WEIGHT_INT4_MM, "weight_int4_mm", OpKind::weight_int4_mm, {"input", "weight", "scales", "zeros"}, {"out"}},
+      {XD_OP_QUANTIZE_INT4, "quantize_int4", OpKind::quantize_int4, {"weight"}, {"packed", "scales", "zeros"}},
+      // Sparse CSR (include/xd/sparse.hpp): the public mm/addmm/bmm/baddbmm overloads taking a
+      // SparseCsr all run csr_addmm; `self` (the addend) is absent for mm and bmm.
+      {XD_OP_CSR_ADDMM, "csr_addmm", OpKind::csr_addmm, {"self", "crow_indices", "col_indices", "values", "mat2"},
+       {"out"}, 0b1, 0},
+      {XD_OP_CSR_TO_DENSE, "csr_to_dense", OpKind::csr_to_dense, {"crow_indices", "col_indices", "values"}, {"out"}},
   }};
   return s;
 }
@@ -82,13 +92,19 @@ const char* op_kind_name(OpKind kind) noexcept {
     case OpKind::baddbmm: return "baddbmm";
     case OpKind::rms_norm: return "rms_norm";
     case OpKind::rms_norm_backward: return "rms_norm_backward";
+    case OpKind::int_mm: return "int_mm";
+    case OpKind::scaled_mm: return "scaled_mm";
+    case OpKind::csr_addmm: return "csr_addmm";
+    case OpKind::csr_to_dense: return "csr_to_dense";
+    case OpKind::weight_int4_mm: return "weight_int4_mm";
+    case OpKind::quantize_int4: return "quantize_int4";
   }
   return "?";
 }
 
 std::vector<OpSchema> op_schemas() {
   std::vector<OpSchema> out;
-  for (int op = 0; op < XD_OP_COUNT_V1; ++op) {
+  for (int op = 0; op < XD_OP_COUNT_V1_1; ++op) {
     const detail::OpSchema& s = detail::op_schema(op);
     OpSchema o;
     o.op = op;

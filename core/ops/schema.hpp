@@ -23,7 +23,7 @@ struct OpSchema {
   uint32_t optional_outputs = 0;  // bit i: output i may be absent
 };
 
-const OpSchema& op_schema(int op);  // op in [0, XD_OP_COUNT_V1)
+const OpSchema& op_schema(int op);  // op in [0, XD_OP_COUNT_V1_1)
 const OpSchema* find_op(std::string_view name);  // nullptr when unknown
 
 }  // namespace xd::detail

@@ -31,7 +31,7 @@ xd_status host_register_kernel(void* ctx, const xd_kernel_desc* desc) {
   if (!c->registration_open) return reject("register_kernel called outside xd_plugin_init");
   if (desc == nullptr || desc->struct_size < offsetof(xd_kernel_desc, priority))
     return reject("register_kernel: descriptor is null or too small");
-  if (desc->op < 0 || desc->op >= XD_OP_COUNT_V1)
+  if (desc->op < 0 || desc->op >= XD_OP_COUNT_V1_1)
     return reject("register_kernel: unknown op id " + std::to_string(desc->op));
   if (desc->dtype < 0 || desc->dtype >= XD_DTYPE_COUNT_V1)
     return reject("register_kernel: unknown dtype id " + std::to_string(desc->dtype));

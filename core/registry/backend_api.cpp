@@ -90,7 +90,7 @@ bool set_kernel_enabled(const std::string& name, bool enabled) {
 
 std::vector<std::string> op_names() {
   std::vector<std::string> out;
-  for (int i = 0; i < XD_OP_COUNT_V1; ++i) out.emplace_back(detail::op_schema(i).name);
+  for (int i = 0; i < XD_OP_COUNT_V1_1; ++i) out.emplace_back(detail::op_schema(i).name);
   return out;
 }
 

@@ -84,6 +84,40 @@ Tensor bmm(const Tensor& a, const Tensor& b);
 Tensor baddbmm(const Tensor& input, const Tensor& a, const Tensor& b, double beta = 1.0,
                double alpha = 1.0);
 
+// ------------------------------------------------------------------ quantised matmul
+// int_mm: PyTorch's torch._int_mm. a i8 [M,K] @ b i8 [K,N] -> a new i32 [M,N] tensor on their
+// device, exact: products and sums in 32-bit integers (a sum beyond the i32 range, which needs
+// K > 131072, wraps as two's complement, as on every PyTorch backend). K = 0 gives zeros.
+// Any strides. Errors: DtypeError when a or b is not i8; ShapeError when either is not 2-d or
+// K differs; DeviceError when they are on different devices.
+Tensor int_mm(const Tensor& a, const Tensor& b);
+
+// scaled_mm: PyTorch's torch._scaled_mm. out = (a * scale_a) @ (b * scale_b) + bias, a new tensor
+// [M,N] of out_dtype (f32, f16 or bf16); products summed in f32, scales applied to the sum, then
+// bias added and the result rounded once to out_dtype.
+//   a [M,K], b [K,N]: f8e4m3fn or f8e5m2, each either (mixed formats are accepted).
+//   scale_a, scale_b: f32, either tensor-wise (one element each: [], [1] or [1,1]) or row-wise
+//   (scale_a [M,1] per row of a, scale_b [1,N] per column of b); any other pairing is refused.
+//   bias: optional, 1-d [N], of out_dtype or bf16.
+// Errors: DtypeError (a or b not fp8, scales not f32, out_dtype not f32/f16/bf16, bias of another
+// dtype), ShapeError (a or b not 2-d, K mismatch, scale or bias shapes), DeviceError (any input on
+// another device). The inputs are not modified and may be freed after the call returns.
+Tensor scaled_mm(const Tensor& a, const Tensor& b, const Tensor& scale_a, const Tensor& scale_b,
+                 const std::optional<Tensor>& bias = std::nullopt, Dtype out_dtype = Dtype::bf16);
+
+// How cast() treats values beyond the target's range.
+//   standard: as Tensor::to: round to nearest even; overflow gives Inf, or NaN for f8e4m3fn
+//             (which has no Inf), as PyTorch's .to() does.
+//   saturate: fp8 targets only: finite values beyond the largest finite value, and +-Inf, clamp to
+//             +-max (448 for f8e4m3fn, 57344 for f8e5m2); NaN stays NaN. This is how fp8 data is
+//             usually produced for scaled_mm (x * scale, then a saturating cast).
+enum class CastMode { standard, saturate };
+// A new tensor of `dtype` holding x's values (x itself when mode is standard and x already has
+// that dtype). Errors: DtypeError for CastMode::saturate to a non-fp8 dtype or from bool.
+Tensor cast(const Tensor& x, Dtype dtype, CastMode mode = CastMode::standard);
+// The largest finite value of an fp8 dtype (448 or 57344); DtypeError for other dtypes.
+double fp8_max(Dtype d);
+
 // ------------------------------------------------------------------ normalisation
 // y = x * rstd * weight, rstd = 1/sqrt(mean(x^2 over the trailing normalized_shape) + eps),
 // computed in f32 (f64 for f64 input). rstd has shape x.shape[:-k] + [1]*k and dtype f32 (f64).
@@ -96,6 +130,27 @@ std::tuple<Tensor, Tensor> rms_norm_backward(const Tensor& grad_out, const Tenso
                                              IntList normalized_shape, const Tensor& rstd,
                                              const std::optional<Tensor>& weight,
                                              std::array<bool, 2> output_mask = {true, true});
+
+// ------------------------------------------------------------------ int4 weight-only (docs/ops/int4.md)
+// out [M,N] = input [M,K] @ w^T in input's dtype (f32, f16, bf16), products summed in f32, where
+// w[n][k] = (q[n][k] - zeros[k/g][n]) * scales[k/g][n] and q[n][k] is the low nibble of
+// weight[n][k/2] for even k, the high nibble for odd k (values 0..15). weight is u8 [N, K/2],
+// scales [K/g, N] in input's dtype, zeros i8 [K/g, N]; g = group_size, a positive multiple of 32
+// dividing K. Non-contiguous operands are copied first. The result is a new tensor; the inputs are
+// only read. Errors: ValueError (group_size), DtypeError (input not f32/f16/bf16, weight not u8,
+// zeros not i8, scales not input's dtype), ShapeError (ranks, K odd or not a multiple of g,
+// weight/scales/zeros shapes), DeviceError (operands on different devices).
+Tensor weight_int4_mm(const Tensor& input, const Tensor& weight, const Tensor& scales, const Tensor& zeros,
+                      int64_t group_size);
+// Asymmetric int4 quantization of weight [N,K] (f32 or bf16) per group of g consecutive k of a
+// row, in weight_int4_mm's layout: returns (packed u8 [N, K/2], scales [K/g, N] in weight's dtype,
+// zeros i8 [K/g, N] in 0..15). Per group: lo = min(min(w), 0), hi = max(max(w), 0),
+// scale = (hi - lo) / 15 (at least FLT_EPSILON, rounded up to the storage dtype),
+// zero = clamp(round(-lo / scale), 0, 15), q = clamp(round(w / scale) + zero, 0, 15), rounding half
+// to even of the exact quotient: every backend gives the same bits. Then |dequant - w| <= scale/2.
+// Weights must be finite (NaN or Inf give unspecified codes). Errors: ValueError (group_size),
+// DtypeError (weight not f32/bf16), ShapeError (not 2-d, K odd or not a multiple of g).
+std::tuple<Tensor, Tensor, Tensor> quantize_int4(const Tensor& weight, int64_t group_size);
 
 namespace detail {
 // ShapeError unless `count` equals the number of elements of `sizes`; then from_host.

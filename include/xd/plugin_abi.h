@@ -38,7 +38,7 @@ extern "C" {
 #endif
 
 #define XD_ABI_MAJOR 1
-#define XD_ABI_MINOR 0
+#define XD_ABI_MINOR 1
 
 #define XD_PLUGIN_QUERY_SYMBOL "xd_plugin_query"
 #define XD_PLUGIN_INIT_SYMBOL "xd_plugin_init"
@@ -122,7 +122,31 @@ typedef enum xd_op {
   XD_OP_RMS_NORM = 36, /* [x, weight?] -> [y, rstd f32 (f64 for f64 x)] (xd_attrs_rms_norm) */
   XD_OP_RMS_NORM_BACKWARD = 37, /* [grad_out, x, rstd, weight?] -> [grad_input?, grad_weight?]
                                    (xd_attrs_rms_norm_backward); grad_weight has weight's dtype */
-  XD_OP_COUNT_V1 = 38
+  XD_OP_COUNT_V1 = 38,          /* the ops of ABI 1.0; a 1.0 host rejects a registration of any later op */
+  /* ABI 1.1 (docs/plugin-abi.md, changelog). */
+  XD_OP_INT_MM = 38,            /* [a i8 [M,K], b i8 [K,N]] -> [out i32 [M,N]] (none) exact, keyed on i8 */
+  XD_OP_SCALED_MM = 39,         /* [a fp8 [M,K], b fp8 [K,N], scale_a f32, scale_b f32, bias? [N]] -> [out [M,N]]
+                                   (none) out = (a*scale_a) @ (b*scale_b) + bias, accumulated in f32, keyed on
+                                   a's dtype. b may be the other fp8 format. The host passes scale_a broadcast
+                                   to [M,1] and scale_b to [1,N] (stride 0 for a tensor-wise scale); out is
+                                   f32, f16 or bf16 and bias (1-d, N) has out's dtype or bf16. */
+  XD_OP_WEIGHT_INT4_MM = 40,    /* [input [M,K], weight u8 [N,K/2], scales [K/g,N], zeros i8 [K/g,N]] -> [out [M,N]]
+                                   (xd_attrs_int4) keyed on input's dtype (f32 f16 bf16); scales have it too.
+                                   Element k of row n is the low nibble of weight[n][k/2] for even k, the high
+                                   nibble for odd k; out = input @ ((q - zeros) * scales)^T, fp32 accumulation.
+                                   Every view arrives contiguous. */
+  XD_OP_QUANTIZE_INT4 = 41,     /* [weight [N,K]] -> [packed u8 [N,K/2], scales [K/g,N], zeros i8 [K/g,N]]
+                                   (xd_attrs_int4) keyed on weight's dtype (f32 bf16), scales in it; the
+                                   rounding rules are docs/ops/int4.md's. Every view arrives contiguous. */
+  /* Sparse CSR. The host always presents the batched form; an unbatched matrix comes as batch 1.
+   * Index tensors are contiguous i32 or i64 (crow and col the same dtype), values are contiguous
+   * in the op's dtype, and every invariant (crow starts at 0, non-decreasing, ends at nnz; columns
+   * sorted, distinct and in [0, K)) has been checked by the host. Keyed on values. */
+  XD_OP_CSR_ADDMM = 42,         /* [input? (broadcast to [B,M,N]), crow [B,M+1], col [B,nnz], values [B,nnz],
+                                   b [B,K,N]] -> [out [B,M,N]] (xd_attrs_blas) beta*input + alpha*A@b;
+                                   input absent: beta*input is not computed (mm, bmm, and beta == 0) */
+  XD_OP_CSR_TO_DENSE = 43,      /* [crow [B,M+1], col [B,nnz], values [B,nnz]] -> [out [B,M,K]] (none) */
+  XD_OP_COUNT_V1_1 = 44         /* one past the last op of ABI 1.1 */
 } xd_op;
 
 /* ---------------------------------------------------------------- attribute structs */
@@ -183,6 +207,13 @@ typedef struct xd_attrs_rms_norm_backward {
   int32_t normalized_ndim;
   int32_t output_mask[2]; /* [grad_input, grad_weight]; an unrequested output is absent */
 } xd_attrs_rms_norm_backward;
+
+/* Int4 weight-only ops (ABI 1.1). group_size: consecutive k sharing one scale and zero point, a
+ * positive multiple of 32 that divides K (checked by the host). */
+typedef struct xd_attrs_int4 {
+  size_t struct_size;
+  int64_t group_size;
+} xd_attrs_int4;
 
 /* ---------------------------------------------------------------- tensors as kernels see them */
 /* A strided view of device memory. `handle` is the plugin's own allocation handle (a host pointer

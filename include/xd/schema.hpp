@@ -29,6 +29,12 @@ enum class OpKind {
   baddbmm,            // (self, batch1, batch2) -> beta*self + alpha*batch1@batch2
   rms_norm,           // (input, weight?) -> (output, rstd)
   rms_norm_backward,  // (grad_out, input, rstd, weight?) -> (grad_input?, grad_weight?)
+  int_mm,             // (self i8 [M,K], mat2 i8 [K,N]) -> out i32 [M,N]
+  scaled_mm,          // (self fp8, mat2 fp8, scale_a, scale_b, bias?) -> out; attrs: out_dtype
+  weight_int4_mm,     // (input [M,K], weight u8 [N,K/2], scales [K/g,N], zeros i8 [K/g,N]) -> out [M,N]
+  quantize_int4,      // (weight [N,K]) -> (packed u8 [N,K/2], scales [K/g,N], zeros i8 [K/g,N])
+  csr_addmm,          // (self?, crow, col, values, mat2) -> beta*self + alpha*csr@mat2 (sparse.hpp)
+  csr_to_dense,       // (crow, col, values) -> out (sparse.hpp: SparseCsr::to_dense)
 };
 const char* op_kind_name(OpKind kind) noexcept;
 

@@ -7,4 +7,5 @@
 #include <xd/error.hpp>
 #include <xd/ops.hpp>
 #include <xd/runtime.hpp>
+#include <xd/sparse.hpp>
 #include <xd/tensor.hpp>

@@ -43,7 +43,11 @@ XD_PLUGIN_EXPORT xd_status xd_plugin_init(const xd_host_api* host, xd_plugin_api
     xd::cpu::register_softmax(r);
     xd::cpu::register_matmul_loop(r);
     xd::cpu::register_matmul_dnnl(r);
+    xd::cpu::register_int_mm(r);
+    xd::cpu::register_scaled_mm(r);
     xd::cpu::register_rms_norm(r);
+    xd::cpu::register_int4(r);
+    xd::cpu::register_sparse(r);
     xd::cpu::log(XD_LOG_DEBUG, "registered " + std::to_string(r.count()) + " kernels");
 
     xd::plugin::fill_api(api, mine);

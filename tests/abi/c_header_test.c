@@ -35,7 +35,9 @@ int main(void) {
   if (!XD_STRUCT_HAS(&info, xd_plugin_info, device_kinds)) return 1;
   info.struct_size = offsetof(xd_plugin_info, version);
   if (XD_STRUCT_HAS(&info, xd_plugin_info, version)) return 1;
-  if (XD_DTYPE_COUNT_V1 != 11 || XD_OP_COUNT_V1 != 38) return 1;
+  if (XD_DTYPE_COUNT_V1 != 11 || XD_OP_COUNT_V1 != 38 || XD_OP_COUNT_V1_1 != 44) return 1;
+  if (XD_OP_INT_MM != 38 || XD_OP_SCALED_MM != 39 || XD_OP_WEIGHT_INT4_MM != 40 || XD_OP_QUANTIZE_INT4 != 41) return 1;
+  if (XD_OP_CSR_ADDMM != 42 || XD_OP_CSR_TO_DENSE != 43) return 1;
   printf("plugin_abi.h compiles as C11; struct_size leads every struct\n");
   return 0;
 }

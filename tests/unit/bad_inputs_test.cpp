@@ -1,9 +1,13 @@
 // A catalogue of bad inputs to the public API. Each must throw exactly the documented xd::Error
 // subclass (not a parent, not a subclass, not std::exception, no crash), with a message that names
 // the operation and the offending shape / dtype / value.
+#include "support/throws_exactly.hpp"
+
 #include <xd/xd.hpp>
 
 #include <gtest/gtest.h>
+
+#include "support/throws_exactly.hpp"
 
 #include <cstdint>
 #include <limits>
@@ -15,47 +19,7 @@
 namespace {
 
 using xd::Dtype;
-
-const char* error_kind(const std::exception& e) {
-  if (dynamic_cast<const xd::BackendError*>(&e)) return "xd::BackendError";
-  if (dynamic_cast<const xd::DeviceError*>(&e)) return "xd::DeviceError";
-  if (dynamic_cast<const xd::ShapeError*>(&e)) return "xd::ShapeError";
-  if (dynamic_cast<const xd::DtypeError*>(&e)) return "xd::DtypeError";
-  if (dynamic_cast<const xd::IndexError*>(&e)) return "xd::IndexError";
-  if (dynamic_cast<const xd::ValueError*>(&e)) return "xd::ValueError";
-  if (dynamic_cast<const xd::LayoutError*>(&e)) return "xd::LayoutError";
-  if (dynamic_cast<const xd::OutOfMemoryError*>(&e)) return "xd::OutOfMemoryError";
-  if (dynamic_cast<const xd::NotImplementedError*>(&e)) return "xd::NotImplementedError";
-  if (dynamic_cast<const xd::PluginError*>(&e)) return "xd::PluginError";
-  if (dynamic_cast<const xd::Error*>(&e)) return "xd::Error";
-  return typeid(e).name();
-}
-
-// Runs f and checks it throws exactly E (typeid equality: a subclass of E fails too) with a message
-// that contains every one of `parts`.
-template <class E, class F>
-::testing::AssertionResult throws_exactly(F&& f, std::initializer_list<std::string_view> parts) {
-  try {
-    f();
-  } catch (const E& e) {
-    const std::string msg = e.what();
-    if (typeid(e) != typeid(E))
-      return ::testing::AssertionFailure() << "threw " << error_kind(e) << " (a subclass), expected exactly "
-                                           << error_kind(E("")) << ": " << msg;
-    for (std::string_view p : parts)
-      if (msg.find(p) == std::string::npos)
-        return ::testing::AssertionFailure() << "the message lacks \"" << p << "\":\n  " << msg;
-    return ::testing::AssertionSuccess();
-  } catch (const std::exception& e) {
-    return ::testing::AssertionFailure() << "threw " << error_kind(e) << ", expected " << error_kind(E(""))
-                                         << ": " << e.what();
-  } catch (...) {
-    return ::testing::AssertionFailure() << "threw something that is not a std::exception";
-  }
-  return ::testing::AssertionFailure() << "nothing was thrown, expected " << error_kind(E(""));
-}
-
-#define EXPECT_THROWS_EXACTLY(E, stmt, ...) EXPECT_TRUE(throws_exactly<E>([&] { (void)(stmt); }, {__VA_ARGS__}))
+using xd::test::throws_exactly;
 
 xd::Device cpu() { return xd::cpu(); }
 xd::Tensor f32(xd::IntList sizes) { return xd::zeros(sizes, Dtype::f32, cpu()); }

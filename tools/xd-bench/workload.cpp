@@ -11,6 +11,9 @@ namespace {
 const std::vector<int64_t> k_tensor = {4096, 4096};  // 64 MiB of f32
 const std::vector<int64_t> k_gemm = {2048, 2048, 2048};
 const std::vector<int64_t> k_bgemm = {16, 512, 512, 512};
+// The decode case: one token through a 16384 x 16384 layer, 128 MiB of packed weights.
+const std::vector<int64_t> k_int4 = {1, 16384, 16384};
+constexpr int64_t kInt4Group = 128;
 
 }  // namespace
 
@@ -29,7 +32,13 @@ const std::vector<WorkloadInfo>& workloads() {
     w.push_back({"rms_norm", "rms_norm", Kind::norm, k_tensor});
     w.push_back({"rms_norm_backward", "rms_norm_backward", Kind::norm_backward, k_tensor});
     for (const char* op : {"mm", "addmm"}) w.push_back({op, op, Kind::matmul, k_gemm});
+    // Keyed on i8 and on a's fp8 format: run with --dtype i8 / --dtype f8e4m3fn (or f8e5m2).
+    for (const char* op : {"int_mm", "scaled_mm"}) w.push_back({op, op, Kind::matmul, k_gemm});
     for (const char* op : {"bmm", "baddbmm"}) w.push_back({op, op, Kind::batched, k_bgemm});
+    w.push_back({"weight_int4_mm", "weight_int4_mm", Kind::int4_mm, k_int4});
+    // The issue-6 target: 8192x8192 CSR at 1% and 5% times a dense 8192x256 (MxNxK).
+    w.push_back({"sparse_mm_1pct", "csr_addmm", Kind::sparse, {8192, 256, 8192}, 0.01});
+    w.push_back({"sparse_mm_5pct", "csr_addmm", Kind::sparse, {8192, 256, 8192}, 0.05});
     return w;
   }();
   return all;
@@ -64,9 +73,13 @@ std::vector<int64_t> parse_size(const std::string& text, Kind kind) {
     }
   }
   if (dims.empty()) throw ValueError("--size is empty");
-  if (kind == Kind::matmul) {
+  if (kind == Kind::matmul || kind == Kind::sparse) {
     if (dims.size() == 1) dims = {dims[0], dims[0], dims[0]};
     if (dims.size() != 3) throw ValueError("--size '" + text + "': matmul takes MxNxK (or one number for a cube)");
+  } else if (kind == Kind::int4_mm) {
+    if (dims.size() != 3 || dims[1] % kInt4Group != 0)
+      throw ValueError("--size '" + text + "': weight_int4_mm takes MxKxN with K a multiple of " +
+                       std::to_string(kInt4Group));
   } else if (kind == Kind::batched) {
     if (dims.size() != 4) throw ValueError("--size '" + text + "': batched matmul takes BxMxNxK");
   }
@@ -219,6 +232,20 @@ Prepared prepare(const WorkloadInfo& w, Dtype dtype, const std::vector<int64_t>&
     case Kind::matmul: {
       const int64_t m = size[0], n = size[1], k = size[2];
       Tensor a = values({m, k}, dtype, device), b = values({k, n}, dtype, device);
+      const double mnk2 = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+      if (w.op == "int_mm") {  // i8 operands, i32 out
+        p.run = [a, b] { (void)int_mm(a, b); };
+        p.flops = mnk2;
+        p.bytes = static_cast<double>(m * k + k * n) * s + static_cast<double>(m * n) * 4.0;
+        return p;
+      }
+      if (w.op == "scaled_mm") {  // fp8 operands, tensor-wise f32 scales, bf16 out (torch's default)
+        Tensor sa = full({}, 0.5, Dtype::f32, device), sb = full({}, 2.0, Dtype::f32, device);
+        p.run = [a, b, sa, sb] { (void)scaled_mm(a, b, sa, sb); };
+        p.flops = mnk2;
+        p.bytes = static_cast<double>(m * k + k * n) * s + static_cast<double>(m * n) * 2.0;
+        return p;
+      }
       if (w.op == "mm") {
         p.run = [a, b] { (void)mm(a, b); };
         p.flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
@@ -245,6 +272,21 @@ Prepared prepare(const WorkloadInfo& w, Dtype dtype, const std::vector<int64_t>&
       p.bytes = (static_cast<double>(bt * (m * k + k * n)) + (w.op == "bmm" ? 1.0 : 2.0) * mn) * s;
       return p;
     }
+    case Kind::int4_mm: {
+      // Bytes moved: packed weights, scales and zero points once, the input, the output.
+      const int64_t m = size[0], k = size[1], n = size[2];
+      const int64_t groups = k / kInt4Group;
+      Tensor x = values({m, k}, dtype, device, -1.0, 2.0);
+      Tensor wq = values({n, k / 2}, Dtype::u8, device);  // any bytes are valid codes
+      Tensor sc = values({groups, n}, dtype, device, 0.01, 0.02);
+      Tensor zp = values({groups, n}, Dtype::f32, device, 0.0, 15.0).to(Dtype::i8);
+      p.run = [x, wq, sc, zp] { (void)weight_int4_mm(x, wq, sc, zp, kInt4Group); };
+      p.bytes = static_cast<double>(n * (k / 2)) + static_cast<double>(groups * n) * (s + 1.0) +
+                static_cast<double>(m * k + m * n) * s;
+      p.flops = 2.0 * static_cast<double>(m) * static_cast<double>(k) * static_cast<double>(n);
+      return p;
+    }
+    case Kind::sparse: return prepare_sparse(w, dtype, size, device);
   }
   throw ValueError("unknown workload " + w.name);
 }

@@ -28,6 +28,8 @@ enum class Kind {
   norm_backward,
   matmul,       // mm / addmm: MxNxK
   batched,      // bmm / baddbmm: BxMxNxK
+  int4_mm,      // weight_int4_mm: MxKxN (group size 128), bandwidth-bound for small M
+  sparse,       // mm with a CSR [M, K] left operand of `density` (sparse_workload.cpp): MxNxK
 };
 
 struct WorkloadInfo {
@@ -35,6 +37,7 @@ struct WorkloadInfo {
   std::string op;    // the xd op it calls (whose registered kernels say which dtypes run)
   Kind kind;
   std::vector<int64_t> default_size;  // used when --size is not given
+  double density = 0;                 // Kind::sparse: the fraction of nonzeros of the CSR operand
 };
 
 // Every workload, in the order they are run.
@@ -55,6 +58,11 @@ struct Prepared {
   double bytes = 0;  // traffic model above
   double flops = 0;  // matmul only
 };
+
+// Kind::sparse (sparse_workload.cpp): a CSR [M, K] of `density` with sorted, evenly spread random
+// columns (equal count per row), times a dense [K, N]. Flops count the nonzeros only (2·nnz·N);
+// bytes are the CSR's three arrays, b and the output, each once.
+Prepared prepare_sparse(const WorkloadInfo& w, Dtype dtype, const std::vector<int64_t>& size, Device device);
 
 // ValueError when the size does not fit the workload (e.g. a rank-0 reduction).
 Prepared prepare(const WorkloadInfo& w, Dtype dtype, const std::vector<int64_t>& size, Device device);

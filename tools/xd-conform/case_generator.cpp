@@ -1,5 +1,8 @@
 #include "case_generator.hpp"
 
+#include "quant_cases.hpp"
+#include "sparse_cases.hpp"
+
 #include <xd/backend.hpp>
 
 #include <algorithm>
@@ -557,6 +560,12 @@ std::vector<Case> generate_cases(const GeneratorOptions& o) {
           case OpKind::baddbmm: matmul_cases(b); break;
           case OpKind::rms_norm: rms_norm_cases(b, false); break;
           case OpKind::rms_norm_backward: rms_norm_cases(b, true); break;
+          case OpKind::weight_int4_mm:
+          case OpKind::quantize_int4: b.out = int4_cases(schema, d, o.quick); break;
+          case OpKind::csr_addmm:
+          case OpKind::csr_to_dense: b.out = csr_cases(schema, d, o.quick); break;
+          case OpKind::int_mm:
+          case OpKind::scaled_mm: b.out = quant_mm_cases(schema, d, o.quick); break;
         }
         const std::vector<std::string>& names = it->second;
         for (const std::string& kernel : names) {

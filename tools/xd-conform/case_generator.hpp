@@ -22,6 +22,9 @@ struct GeneratorOptions {
 
 std::vector<Case> generate_cases(const GeneratorOptions& o);
 
+// The cases of weight_int4_mm and quantize_int4 for one dtype (int4_cases.cpp); empty for other ops.
+std::vector<Case> int4_cases(const OpSchema& schema, Dtype dtype, bool quick);
+
 // The case id without backend, kernel or seed parts removed: "op/dtype/backend[/kernel]/variant/sN".
 std::string make_case_id(const Case& c);
 

@@ -64,15 +64,19 @@ Tolerance default_tolerance(Dtype d, OpKind kind, int64_t reduction_length) {
   }
   switch (kind) {
     case OpKind::fill:
-    case OpKind::copy: return {0.0, 0.0};  // casts are exactly specified
+    case OpKind::copy:
+    case OpKind::csr_to_dense: return {0.0, 0.0};  // casts and scatters are exactly specified
     case OpKind::reduce:
     case OpKind::softmax:
     case OpKind::mm:
     case OpKind::addmm:
     case OpKind::bmm:
     case OpKind::baddbmm:
+    case OpKind::csr_addmm:
     case OpKind::rms_norm:
-    case OpKind::rms_norm_backward: {
+    case OpKind::rms_norm_backward:
+    case OpKind::weight_int4_mm:
+    case OpKind::scaled_mm: {
       // Rounding errors of a sum of n terms grow like sqrt(n) for a random summation order.
       const double s = std::sqrt(static_cast<double>(std::max<int64_t>(1, reduction_length)));
       t.rtol *= s;

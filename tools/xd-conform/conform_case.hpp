@@ -33,6 +33,8 @@ enum class Values {
   positive,   // uniform in [lo, hi) with lo > 0
   magnitude,  // |x| uniform in [lo, hi) with lo > 0, random sign (denominators)
   rstd,       // the reference rms_norm rstd of the case's `input` (rms_norm_backward)
+  sparse,     // uniform, most elements zero: the dense form of a CSR operand (`density`, `empty_rows`);
+              // the zero pattern repeats in every batch, so batched CSR has equal nnz per batch
 };
 
 struct InputSpec {
@@ -44,6 +46,8 @@ struct InputSpec {
   Layout layout = Layout::contiguous;
   Values values = Values::uniform;
   double lo = -2.0, hi = 2.0;
+  double density = 1.0;     // Values::sparse: the fraction of nonzero elements
+  bool empty_rows = false;  // Values::sparse: every third row (1, 4, 7, ...) is all zero
 };
 
 struct Attrs {
@@ -60,7 +64,10 @@ struct Attrs {
   std::optional<double> eps;
   std::array<bool, 2> output_mask{true, true};
   Dtype to_dtype = Dtype::f32;        // copy
+  int64_t group_size = 0;             // weight_int4_mm, quantize_int4
+  Dtype out_dtype = Dtype::bf16;      // scaled_mm
   int64_t reduction_length = 1;       // how many terms each output sums over (tolerance scale)
+  Dtype index_dtype = Dtype::i64;     // csr ops: the CSR operand's index dtype
 };
 
 struct Case {

@@ -7,11 +7,14 @@
 #include <xd/backend.hpp>
 #include <xd/error.hpp>
 #include <xd/ops.hpp>
+#include <xd/sparse.hpp>
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <map>
 #include <set>
 #include <stdexcept>
 
@@ -55,7 +58,12 @@ Attrs parse_attrs(const json& a, std::string& unsupported) {
       const auto m = v.get<std::vector<bool>>();
       if (m.size() == 2) at.output_mask = {m[0], m[1]};
     } else if (k == "exponent") at.exponent = v.get<double>();
-    else if (unsupported.empty()) unsupported = "attribute '" + k + "'";
+    else if (k == "group_size") at.group_size = v.get<int64_t>();
+    else if (k == "out_dtype") {
+      const auto d = dtype_or_none(v.get<std::string>());
+      if (d) at.out_dtype = *d;
+      else if (unsupported.empty()) unsupported = "out_dtype " + v.get<std::string>();
+    } else if (unsupported.empty()) unsupported = "attribute '" + k + "'";
   }
   return at;
 }
@@ -63,6 +71,13 @@ Attrs parse_attrs(const json& a, std::string& unsupported) {
 GoldenTensor load_tensor(const std::string& dir, const json& j, const std::string& case_id, std::string& unsupported) {
   GoldenTensor t;
   t.name = j.at("name").get<std::string>();
+  if (j.contains("layout") && j["layout"].get<std::string>() == "sparse_csr") {
+    for (const char* part : {"crow_indices", "col_indices", "values"})
+      t.csr.push_back(load_tensor(dir, j.at(part), case_id, unsupported));
+    t.shape = j.at("size").get<std::vector<int64_t>>();
+    t.dtype = t.csr[2].dtype;
+    return t;
+  }
   if (j.contains("layout") && j["layout"].get<std::string>() != "strided") {
     if (unsupported.empty()) unsupported = "input '" + t.name + "' has layout " + j["layout"].get<std::string>();
     return t;
@@ -118,12 +133,39 @@ std::vector<GoldenCase> load_golden(const std::string& dir) {
 
 namespace {
 
+bool has_sparse_input(const GoldenCase& g) {
+  return std::any_of(g.inputs.begin(), g.inputs.end(), [](const GoldenTensor& t) { return t.sparse(); });
+}
+
+// mm, addmm, bmm, baddbmm with a sparse CSR operand, through the public SparseCsr overloads.
+std::vector<Tensor> invoke_sparse(const GoldenCase& g, Device dev) {
+  const GoldenTensor* s = nullptr;
+  std::map<std::string, Tensor> dense;
+  for (const GoldenTensor& t : g.inputs) {
+    if (t.sparse()) s = &t;
+    else dense[t.name] = from_host(t.bytes.data(), t.dtype, t.shape, dev);
+  }
+  auto part = [&](size_t i) { return from_host(s->csr[i].bytes.data(), s->csr[i].dtype, s->csr[i].shape, dev); };
+  const SparseCsr a(part(0), part(1), part(2), s->shape);
+  auto need = [&](const char* name) -> const Tensor& {
+    const auto it = dense.find(name);
+    if (it == dense.end()) throw std::runtime_error("the manifest lacks input '" + std::string(name) + "'");
+    return it->second;
+  };
+  const double beta = g.attrs.beta, alpha = g.attrs.alpha;
+  if (g.op == "mm") return {mm(a, need("mat2"))};
+  if (g.op == "bmm") return {bmm(a, need("mat2"))};
+  if (g.op == "addmm") return {addmm(need("self"), a, need("mat2"), beta, alpha)};
+  if (g.op == "baddbmm") return {baddbmm(need("self"), a, need("batch2"), beta, alpha)};
+  throw NotImplementedError("op " + g.op + " has no sparse CSR form");
+}
+
 Outcome run_one(const GoldenCase& g, const OpSchema& schema, Dtype key, const std::string& backend) {
   Outcome o;
   try {
     const Device dev = Device::parse(backend);
     std::vector<std::optional<Tensor>> inputs;
-    for (size_t i = 0; i < schema.inputs.size(); ++i) {
+    for (size_t i = 0; i < schema.inputs.size() && !has_sparse_input(g); ++i) {
       const GoldenTensor* t = nullptr;
       for (const GoldenTensor& x : g.inputs)
         if (x.name == schema.inputs[i]) t = &x;
@@ -138,7 +180,8 @@ Outcome run_one(const GoldenCase& g, const OpSchema& schema, Dtype key, const st
       }
       inputs.emplace_back(from_host(t->bytes.data(), t->dtype, t->shape, dev));
     }
-    const std::vector<Tensor> got = invoke(schema, key, inputs, g.attrs, dev, 0);
+    const std::vector<Tensor> got =
+        has_sparse_input(g) ? invoke_sparse(g, dev) : invoke(schema, key, inputs, g.attrs, dev, 0);
     for (const GoldenTensor& e : g.outputs) {
       size_t idx = schema.outputs.size();
       for (size_t i = 0; i < schema.outputs.size(); ++i)
@@ -205,9 +248,9 @@ std::vector<Record> run_golden(const std::vector<GoldenCase>& cases, const std::
       if (!g.unsupported.empty()) {
         rec.outcome.status = Status::unsupported;
         rec.outcome.message = g.unsupported;
-      } else if (!slots.count({backend, g.op, *key})) {
+      } else if (const std::string op = has_sparse_input(g) ? "csr_addmm" : g.op; !slots.count({backend, op, *key})) {
         rec.outcome.status = Status::unsupported;
-        rec.outcome.message = "backend '" + backend + "' has no " + g.op + " kernel for " + g.dtype_text;
+        rec.outcome.message = "backend '" + backend + "' has no " + op + " kernel for " + g.dtype_text;
       } else {
         const OpSchema* schema = nullptr;
         for (const OpSchema& s : schemas)

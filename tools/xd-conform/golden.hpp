@@ -18,6 +18,10 @@ struct GoldenTensor {
   Dtype dtype = Dtype::f32;
   std::vector<int64_t> shape;
   std::vector<uint8_t> bytes;
+  // `"layout": "sparse_csr"`: crow_indices, col_indices, values (in that order); `shape` is the
+  // matrix's dense size and `dtype` its values' dtype.
+  std::vector<GoldenTensor> csr;
+  bool sparse() const { return !csr.empty(); }
 };
 
 struct GoldenCase {

@@ -3,6 +3,7 @@
 #include <xd/error.hpp>
 #include <xd/ops.hpp>
 #include <xd/runtime.hpp>
+#include <xd/sparse.hpp>
 
 namespace xd::conform {
 
@@ -96,6 +97,21 @@ std::vector<Tensor> invoke(const OpSchema& s, Dtype dtype, const std::vector<std
       auto [gi, gw] = rms_norm_backward(x(0), x(1), a.normalized_shape, x(2), opt(v, 3), a.output_mask);
       return {gi, gw};
     }
+    case OpKind::weight_int4_mm: return {weight_int4_mm(x(0), x(1), x(2), x(3), a.group_size)};
+    case OpKind::quantize_int4: {
+      auto [packed, scales, zeros] = quantize_int4(x(0), a.group_size);
+      return {packed, scales, zeros};
+    }
+    // The CSR operand arrives dense (Values::sparse) and is converted here, on the side that runs.
+    case OpKind::csr_addmm: {
+      const SparseCsr s = to_sparse_csr(x(1), a.index_dtype);
+      const bool batched = s.is_batched();
+      if (!opt(v, 0)) return {batched ? bmm(s, x(2)) : mm(s, x(2))};
+      return {batched ? baddbmm(x(0), s, x(2), a.beta, a.alpha) : addmm(x(0), s, x(2), a.beta, a.alpha)};
+    }
+    case OpKind::csr_to_dense: return {to_sparse_csr(x(0), a.index_dtype).to_dense()};
+    case OpKind::int_mm: return {int_mm(x(0), x(1))};
+    case OpKind::scaled_mm: return {scaled_mm(x(0), x(1), x(2), x(3), opt(v, 4), a.out_dtype)};
   }
   unknown(s);
 }

@@ -41,6 +41,19 @@ double max_finite(Dtype d) {
   }
 }
 
+// Values::sparse: x where element i (row-major over in.sizes) is kept, else 0. The keep decision
+// depends on the element's place inside its matrix only, never on the batch.
+double sparse_value(const InputSpec& in, int64_t i, uint64_t stream, double x) {
+  const int64_t k = in.sizes.empty() ? 1 : in.sizes.back();
+  const int64_t m = in.sizes.size() < 2 ? 1 : in.sizes[in.sizes.size() - 2];
+  if (k == 0 || m == 0) return x;
+  const int64_t e = i % (m * k);
+  if (in.empty_rows && (e / k) % 3 == 1) return 0.0;
+  const double u = static_cast<double>(splitmix64(~stream ^ static_cast<uint64_t>(e)) >> 11) * (1.0 / 9007199254740992.0);
+  if (u >= in.density) return 0.0;
+  return x == 0.0 ? 0.5 : x;  // a kept element is a nonzero
+}
+
 std::vector<double> host_values(const Case& c, const InputSpec& in, int64_t n) {
   const std::string key = c.schema.name + "/" + dtype_name(c.dtype) + "/" + c.variant + "/" + in.name;
   const uint64_t stream = splitmix64(c.seed ^ fnv1a(key.data(), key.size()));
@@ -66,6 +79,7 @@ std::vector<double> host_values(const Case& c, const InputSpec& in, int64_t n) {
           if (integral && x > in.hi) x = in.hi;
           if (in.values == Values::special && (w2 & 7u) == 0) x = specials[(w2 >> 3) % 8];
       }
+      if (in.values == Values::sparse) x = sparse_value(in, i + j, stream, x);
       v[static_cast<size_t>(i + j)] = x;
     }
   }

@@ -6,7 +6,11 @@
 //
 // The loops stay registered at lower priority: the tests disable these kernels by name
 // ("cpu.mm.dnnl", "cpu.addmm.dnnl", "cpu.bmm.dnnl", "cpu.baddbmm.dnnl") and compare the two.
+//
+// INT_MM goes through the same primitive with s8 operands and an s32 destination
+// ("cpu.int_mm.dnnl"), for the same plain layouts; its reference loop is int_mm.cpp.
 #include "kernels/matmul.hpp"
+#include "kernels/quant_mm.hpp"
 #include "kernels/register.hpp"
 #include "runtime/host.hpp"
 
@@ -145,6 +149,68 @@ struct gemm_dnnl_kernel {
   }
 };
 
+// ---------------------------------------------------------------- int_mm: s8 x s8 -> s32
+
+// The int_mm problem in oneDNN's terms, or false (empty, or an operand that is not plain).
+bool describe_int_mm_for_dnnl(const int_mm_problem& p, dnnl_shapes& s) {
+  if (p.m <= 0 || p.n <= 0 || p.k <= 0) return false;
+  int64_t a_m = p.a_m, a_k = p.a_k, b_k = p.b_k, b_n = p.b_n;
+  if (!plain(p.m, p.k, a_m, a_k) || !plain(p.k, p.n, b_k, b_n)) return false;
+  s.a_dims = {p.m, p.k}, s.a_strides = {a_m, a_k};
+  s.b_dims = {p.k, p.n}, s.b_strides = {b_k, b_n};
+  s.dst_dims = {p.m, p.n}, s.dst_strides = {p.n, 1};
+  return true;
+}
+
+int int_mm_dnnl_supports(const xd_kernel_call* c) {
+  try {
+    dnnl_shapes s;
+    return describe_int_mm_for_dnnl(describe_int_mm(c), s) ? 1 : 0;
+  } catch (...) {
+    return 0;  // a malformed call: let the loop kernel report it
+  }
+}
+
+// The destination is `out` itself when it is dense row-major, else a temporary copied into it.
+bool try_int_mm_dnnl(const int_mm_problem& p) {
+  dnnl_shapes s;
+  if (!describe_int_mm_for_dnnl(p, s)) return false;
+  using dt = dnnl::memory::data_type;
+  const bool direct = p.out_n == 1 && p.out_m == p.n;
+  std::vector<int32_t> temp;
+  int32_t* dst = p.out;
+  if (!direct) {
+    temp.resize(static_cast<size_t>(p.m * p.n));
+    dst = temp.data();
+  }
+  try {
+    const dnnl::memory::desc a_md(s.a_dims, dt::s8, s.a_strides);
+    const dnnl::memory::desc b_md(s.b_dims, dt::s8, s.b_strides);
+    const dnnl::memory::desc dst_md(s.dst_dims, dt::s32, s.dst_strides);
+    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, b_md, dst_md), engine());
+    const dnnl::matmul prim(pd);
+    dnnl::memory a_mem(a_md, engine(), const_cast<int8_t*>(p.a));
+    dnnl::memory b_mem(b_md, engine(), const_cast<int8_t*>(p.b));
+    dnnl::memory dst_mem(dst_md, engine(), dst);
+    dnnl::stream stream(engine());
+    prim.execute(stream, {{DNNL_ARG_SRC, a_mem}, {DNNL_ARG_WEIGHTS, b_mem}, {DNNL_ARG_DST, dst_mem}});
+    stream.wait();
+  } catch (const dnnl::error&) {
+    return false;
+  }
+  if (!direct)
+    for (int64_t i = 0; i < p.m; ++i)
+      for (int64_t j = 0; j < p.n; ++j) p.out[i * p.out_m + j * p.out_n] = dst[i * p.n + j];
+  return true;
+}
+
+xd_status run_int_mm_dnnl(const xd_kernel_call* c) {
+  return kernel_guard(c, [&] {
+    const int_mm_problem p = describe_int_mm(c);
+    if (!try_int_mm_dnnl(p)) int_mm_loop(p);
+  });
+}
+
 // Whether oneDNN has a bf16 matmul on this CPU (it needs AVX-512 or AMX in 2.6).
 bool bf16_available() {
   try {
@@ -176,6 +242,7 @@ void register_matmul_dnnl(plugin::registrar& r) {
     return;
   }
   add_all(r, dtypes<XD_DTYPE_F32>{});
+  r.add(XD_OP_INT_MM, XD_DTYPE_I8, run_int_mm_dnnl, "cpu.int_mm.dnnl", int_mm_dnnl_supports, nullptr, kDnnlPriority);
   if (bf16_available()) {
     add_all(r, dtypes<XD_DTYPE_BF16>{});
   } else {

@@ -29,11 +29,15 @@ struct row {
   xd_op op;
   const char* source;
   // nullptr-terminated; all nullptr: COPY, whose entry points depend on the target dtype.
-  const char* entries[4];
+  const char* entries[8];
   bool (*dtypes)(int32_t);
 };
 
 bool any(int32_t) { return true; }
+bool int4_mm_dtype(int32_t d) { return d == XD_DTYPE_F32 || d == XD_DTYPE_F16 || d == XD_DTYPE_BF16; }
+bool quantize_dtype(int32_t d) { return d == XD_DTYPE_F32 || d == XD_DTYPE_BF16; }
+bool is_i8(int32_t d) { return d == XD_DTYPE_I8; }
+bool is_fp8(int32_t d) { return kind_of(d) == kind::fp8; }
 
 // The launchers pick among an op's entry points per call (reduce: _group with _finish for split
 // ranges, or _lane; softmax: _row or _lane; matmul: big or tiled), so every one is registered.
@@ -76,6 +80,18 @@ const row kRows[] = {
     {XD_OP_ADDMM, "matmul", {"xd_gemm_tiled", "xd_gemm_big"}, is_floating},
     {XD_OP_BMM, "matmul", {"xd_gemm_tiled", "xd_gemm_big"}, is_floating},
     {XD_OP_BADDBMM, "matmul", {"xd_gemm_tiled", "xd_gemm_big"}, is_floating},
+    // int4: the gemv kernel of the smallest row block that holds M, or the tiled one.
+    {XD_OP_WEIGHT_INT4_MM,
+     "int4",
+     {"xd_int4_gemv_m1", "xd_int4_gemv_m2", "xd_int4_gemv_m4", "xd_int4_gemv_m8", "xd_int4_gemv_m16",
+      "xd_int4_mm_tiled"},
+     int4_mm_dtype},
+    {XD_OP_QUANTIZE_INT4, "int4", {"xd_quantize_int4"}, quantize_dtype},
+    // One entry point for i32 and i64 indices (sparse.cl reads them by a uniform flag).
+    {XD_OP_CSR_ADDMM, "sparse", {"xd_csr_mm"}, is_floating},
+    {XD_OP_CSR_TO_DENSE, "sparse", {"xd_csr_to_dense"}, is_floating},
+    {XD_OP_INT_MM, "quant_mm", {"xd_int_mm"}, is_i8},
+    {XD_OP_SCALED_MM, "quant_mm", {"xd_scaled_mm"}, is_fp8},
 };
 
 }  // namespace

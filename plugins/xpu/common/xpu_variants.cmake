@@ -26,6 +26,12 @@ set(XD_XPU_TAGS_reduce ${XD_XPU_NUMERIC_TAGS})
 set(XD_XPU_TAGS_softmax ${XD_XPU_FLOAT_TAGS})
 set(XD_XPU_TAGS_rms_norm ${XD_XPU_FLOAT_TAGS})
 set(XD_XPU_TAGS_matmul ${XD_XPU_FLOAT_TAGS})
+# int4.cl: weight_int4_mm for f32, f16, bf16 inputs; quantize_int4 only for f32 and bf16 weights
+# (the .cl guards it, and kernel_table.cpp lists it for those two only).
+set(XD_XPU_TAGS_int4 f32 f16 bf16)
+set(XD_XPU_TAGS_sparse ${XD_XPU_FLOAT_TAGS})
+# quant_mm.cl: int_mm for i8, scaled_mm keyed on a's fp8 format (b's format is an argument).
+set(XD_XPU_TAGS_quant_mm i8 e4m3 e5m2)
 
 # XD_XPU_WTAGS_<source>: a second dtype the source is specialised on (-DXD_WT=<wtag>), for each of
 # its tags. rms_norm.cl reads the weight in its own dtype, and the CPU reference accepts any

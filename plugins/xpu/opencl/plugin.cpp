@@ -43,6 +43,9 @@ XD_PLUGIN_EXPORT xd_status xd_plugin_init(const xd_host_api* host, xd_plugin_api
     xd::ocl::register_softmax(r);
     xd::ocl::register_rms_norm(r);
     xd::ocl::register_matmul(r);
+    xd::ocl::register_int4(r);
+    xd::ocl::register_sparse(r);
+    xd::ocl::register_quant_mm(r);
     xd::ocl::log(XD_LOG_DEBUG, std::to_string(xd::ocl::device_count()) + " device(s), " + std::to_string(r.count()) +
                                    " kernels registered");
     xd::plugin::fill_api(api, mine);

@@ -171,6 +171,12 @@ const char* kernel_name(int32_t op) {
     case XD_OP_ADDMM: return "levelzero.addmm";
     case XD_OP_BMM: return "levelzero.bmm";
     case XD_OP_BADDBMM: return "levelzero.baddbmm";
+    case XD_OP_WEIGHT_INT4_MM: return "levelzero.weight_int4_mm";
+    case XD_OP_QUANTIZE_INT4: return "levelzero.quantize_int4";
+    case XD_OP_CSR_ADDMM: return "levelzero.csr_addmm";
+    case XD_OP_CSR_TO_DENSE: return "levelzero.csr_to_dense";
+    case XD_OP_INT_MM: return "levelzero.int_mm";
+    case XD_OP_SCALED_MM: return "levelzero.scaled_mm";
     default: return "levelzero.pointwise";
   }
 }
@@ -193,6 +199,12 @@ xd_kernel_fn launcher_of(xd_op op) {
     case XD_OP_ADDMM:
     case XD_OP_BMM:
     case XD_OP_BADDBMM: return run_matmul;
+    case XD_OP_WEIGHT_INT4_MM: return run_int4_mm;
+    case XD_OP_QUANTIZE_INT4: return run_quantize_int4;
+    case XD_OP_CSR_ADDMM:
+    case XD_OP_CSR_TO_DENSE: return run_csr;
+    case XD_OP_INT_MM: return run_int_mm;
+    case XD_OP_SCALED_MM: return run_scaled_mm;
     default: return desc_of(op) != nullptr ? run_pointwise : nullptr;
   }
 }

@@ -16,5 +16,10 @@ xd_status run_log_softmax(const xd_kernel_call* c);
 xd_status run_rms_norm(const xd_kernel_call* c);  // rms_norm.cl
 xd_status run_rms_norm_backward(const xd_kernel_call* c);
 xd_status run_matmul(const xd_kernel_call* c);  // mm, addmm, bmm, baddbmm (matmul.cl)
+xd_status run_int4_mm(const xd_kernel_call* c);  // weight_int4_mm (int4.cl)
+xd_status run_quantize_int4(const xd_kernel_call* c);
+xd_status run_csr(const xd_kernel_call* c);     // csr_addmm, csr_to_dense (sparse.cl)
+xd_status run_int_mm(const xd_kernel_call* c);  // quant_mm.cl
+xd_status run_scaled_mm(const xd_kernel_call* c);
 
 }  // namespace xd::l0

@@ -14,6 +14,9 @@ void register_reduction(plugin::registrar& r);  // sum, mean, amax, amin, argmax
 void register_softmax(plugin::registrar& r);    // softmax, log_softmax
 void register_rms_norm(plugin::registrar& r);   // rms_norm, rms_norm_backward
 void register_matmul(plugin::registrar& r);     // mm, addmm, bmm, baddbmm
+void register_int4(plugin::registrar& r);       // weight_int4_mm, quantize_int4
+void register_sparse(plugin::registrar& r);     // csr_addmm, csr_to_dense
+void register_quant_mm(plugin::registrar& r);   // int_mm, scaled_mm
 
 using dtype_list = std::initializer_list<xd_dtype>;
 inline constexpr dtype_list kFloating = {XD_DTYPE_F64, XD_DTYPE_F32, XD_DTYPE_F16, XD_DTYPE_BF16};

@@ -26,6 +26,9 @@ const char* family_name(family f) {
     case family::norm: return "norm";
     case family::matmul: return "matmul";
     case family::timestamp: return "timestamp";
+    case family::int4: return "int4";
+    case family::sparse: return "sparse";
+    case family::quant: return "quant";
   }
   return "?";
 }
@@ -37,6 +40,9 @@ std::vector<std::string_view> family_sources(family f) {
     case family::norm: return {kernel_source("common"), kernel_source("rms_norm")};
     case family::matmul: return {kernel_source("common"), kernel_source("matmul")};
     case family::timestamp: return {"__kernel void xd_timestamp(void) {}\n"};
+    case family::int4: return {kernel_source("common"), kernel_source("int4")};
+    case family::sparse: return {kernel_source("common"), kernel_source("sparse")};
+    case family::quant: return {kernel_source("common"), kernel_source("quant_mm")};
   }
   return {};
 }
@@ -110,6 +116,8 @@ std::string program_cache::build_options(const program_id& id) const {
   // Rows cached in registers by softmax and rms_norm: XD_WG * 4 * items elements.
   o += " -DXD_ROW_ITEMS=" + std::to_string(device_.row_items);
   if (device_.fp64) o += " -DXD_HAS_FP64";
+  // quant_mm.cl's int_mm takes the 4x8-bit dot builtins where the device has them.
+  if (device_.int_dot) o += " -DXD_HAS_INT_DOT";
   // Exact float division and sqrt, as the reference computes them (div, sqrt, rsqrt, softmax).
   if (device_.correctly_rounded_sqrt) o += " -cl-fp32-correctly-rounded-divide-sqrt";
   if (const char* extra = secure_getenv("XD_OPENCL_BUILD_OPTIONS"); extra != nullptr && *extra != '\0')

@@ -30,6 +30,9 @@ enum class family : int {
   norm = 2,         // rms_norm.cl (keyed on x's and the weight's dtype)
   matmul = 3,       // matmul.cl
   timestamp = 4,    // one empty kernel, for event timing on drivers whose markers carry no time
+  int4 = 5,         // int4.cl (weight_int4_mm, quantize_int4)
+  sparse = 6,       // sparse.cl (CSR)
+  quant = 7,        // quant_mm.cl: int_mm (i8), scaled_mm (e4m3, e5m2)
 };
 
 struct program_id {

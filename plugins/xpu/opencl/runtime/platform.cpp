@@ -70,6 +70,7 @@ std::unique_ptr<device> describe(cl_platform_id p, cl_device_id id) {
                                                   : XD_DEVICE_KIND_ACCELERATOR;
   const std::string ext = device_string(id, CL_DEVICE_EXTENSIONS);
   d->fp16 = has_extension(ext, "cl_khr_fp16");
+  d->int_dot = has_extension(ext, "cl_khr_integer_dot_product");
   d->fp64 = has_extension(ext, "cl_khr_fp64") ||
             device_value<cl_device_fp_config>(id, CL_DEVICE_DOUBLE_FP_CONFIG, 0) != 0;
   d->correctly_rounded_sqrt =

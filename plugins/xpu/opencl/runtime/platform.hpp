@@ -25,6 +25,7 @@ struct device {
   int32_t kind = XD_DEVICE_KIND_GPU;  // xd_device_kind
   bool fp16 = false;                  // cl_khr_fp16: computes in half natively
   bool fp64 = false;                  // cl_khr_fp64 (or a double config)
+  bool int_dot = false;               // cl_khr_integer_dot_product (4x8-bit dot builtins)
   bool correctly_rounded_sqrt = false;  // CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT for float
   uint64_t global_memory = 0;
   uint64_t max_alloc = 0;

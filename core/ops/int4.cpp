@@ -1,0 +1,116 @@
+// weight_int4_mm and quantize_int4: int4 weight-only matmul and the quantizer that produces its
+// operands (layout and rounding rules: docs/ops/int4.md, ops.hpp).
+#include <xd/error.hpp>
+#include <xd/ops.hpp>
+
+#include "dispatch/launch.hpp"
+#include "ops/meta.hpp"
+
+namespace xd {
+
+using namespace detail;
+
+namespace {
+
+constexpr uint32_t kInt4MmDtypes =
+    (1u << static_cast<int>(Dtype::f32)) | (1u << static_cast<int>(Dtype::f16)) | (1u << static_cast<int>(Dtype::bf16));
+constexpr uint32_t kQuantizeDtypes = (1u << static_cast<int>(Dtype::f32)) | (1u << static_cast<int>(Dtype::bf16));
+
+std::string str(int64_t v) { return std::to_string(v); }
+
+void check_group_size(const char* op, int64_t g) {
+  if (g <= 0 || g % 32 != 0)
+    throw ValueError(std::string(op) + ": group_size must be a positive multiple of 32, got " + str(g));
+}
+
+// K even and a multiple of the group size (so K/2 bytes per row and K/g groups).
+void check_k(const char* op, const char* arg, const TensorImpl& t, int64_t k, int64_t g) {
+  if (k % 2 != 0)
+    throw ShapeError(std::string(op) + ": '" + arg + "' " + shape_str(t.sizes, t.ndim) + " has K = " + str(k) +
+                     ", which is odd; two int4 values share a byte, so K must be even");
+  if (k % g != 0)
+    throw ShapeError(std::string(op) + ": '" + arg + "' " + shape_str(t.sizes, t.ndim) + " has K = " + str(k) +
+                     ", which is not a multiple of group_size " + str(g));
+}
+
+void check_shape(const char* op, const char* arg, const TensorImpl& t, int64_t rows, int64_t cols, const char* what) {
+  check_ndim(op, arg, t, 2);
+  if (t.sizes[0] != rows || t.sizes[1] != cols)
+    throw ShapeError(std::string(op) + ": '" + arg + "' must be " + what + " = [" + str(rows) + ", " + str(cols) +
+                     "], got " + shape_str(t.sizes, t.ndim));
+}
+
+xd_attrs_int4 attrs_of(int64_t g) {
+  xd_attrs_int4 a{};
+  a.struct_size = sizeof a;
+  a.group_size = g;
+  return a;
+}
+
+}  // namespace
+
+Tensor weight_int4_mm(const Tensor& input, const Tensor& weight, const Tensor& scales, const Tensor& zeros,
+                      int64_t group_size) {
+  const char* op = "weight_int4_mm";
+  const TensorImpl& ix = checked_impl(input, op, "input");
+  const TensorImpl& iw = checked_impl(weight, op, "weight");
+  const TensorImpl& is = checked_impl(scales, op, "scales");
+  const TensorImpl& iz = checked_impl(zeros, op, "zeros");
+  check_same_device(op, "input", ix, "weight", iw);
+  check_same_device(op, "input", ix, "scales", is);
+  check_same_device(op, "input", ix, "zeros", iz);
+  check_group_size(op, group_size);
+  check_dtype(op, "input", ix.dtype, kInt4MmDtypes);
+  check_ndim(op, "input", ix, 2);
+  const int64_t m = ix.sizes[0], k = ix.sizes[1];
+  check_k(op, "input", ix, k, group_size);
+  if (iw.dtype != Dtype::u8)
+    throw DtypeError(std::string(op) + ": 'weight' has dtype " + dtype_name(iw.dtype) +
+                     ", but it holds packed int4 pairs and must be u8 (quantize_int4 makes it)");
+  check_ndim(op, "weight", iw, 2);
+  const int64_t n = iw.sizes[0];
+  if (iw.sizes[1] != k / 2)
+    throw ShapeError(std::string(op) + ": 'weight' " + shape_str(iw.sizes, 2) + " must be [N, K/2] = [" + str(n) +
+                     ", " + str(k / 2) + "] for input " + shape_str(ix.sizes, 2) + " (two int4 values per byte)");
+  check_same_dtype(op, "input", ix, "scales", is);
+  check_shape(op, "scales", is, k / group_size, n, "[K/group_size, N]");
+  if (iz.dtype != Dtype::i8)
+    throw DtypeError(std::string(op) + ": 'zeros' has dtype " + dtype_name(iz.dtype) +
+                     ", but zero points are i8 (values 0..15)");
+  check_shape(op, "zeros", iz, k / group_size, n, "[K/group_size, N]");
+
+  DeviceRecord& dev = ix.device_record();
+  // K = 0: an empty sum, as mm gives.
+  if (k == 0) return xd::zeros({m, n}, ix.dtype, ix.device());
+  auto out = allocate_tensor(dev, IntList({m, n}), ix.dtype);
+  if (out->numel > 0) {
+    // The kernels take dense row-major operands: the weight rows are streamed with wide loads.
+    const Tensor x = input.contiguous(), w = weight.contiguous(), s = scales.contiguous(), z = zeros.contiguous();
+    const xd_attrs_int4 a = attrs_of(group_size);
+    launch(XD_OP_WEIGHT_INT4_MM, ix.dtype, dev, {arg(x.impl()), arg(w.impl()), arg(s.impl()), arg(z.impl())},
+           {arg(*out)}, &a);
+  }
+  return Tensor(std::move(out));
+}
+
+std::tuple<Tensor, Tensor, Tensor> quantize_int4(const Tensor& weight, int64_t group_size) {
+  const char* op = "quantize_int4";
+  const TensorImpl& iw = checked_impl(weight, op, "weight");
+  check_group_size(op, group_size);
+  check_dtype(op, "weight", iw.dtype, kQuantizeDtypes);
+  check_ndim(op, "weight", iw, 2);
+  const int64_t n = iw.sizes[0], k = iw.sizes[1];
+  check_k(op, "weight", iw, k, group_size);
+  DeviceRecord& dev = iw.device_record();
+  auto packed = allocate_tensor(dev, IntList({n, k / 2}), Dtype::u8);
+  auto scales = allocate_tensor(dev, IntList({k / group_size, n}), iw.dtype);
+  auto zeros = allocate_tensor(dev, IntList({k / group_size, n}), Dtype::i8);
+  if (iw.numel > 0) {
+    const Tensor w = weight.contiguous();
+    const xd_attrs_int4 a = attrs_of(group_size);
+    launch(XD_OP_QUANTIZE_INT4, iw.dtype, dev, {arg(w.impl())}, {arg(*packed), arg(*scales), arg(*zeros)}, &a);
+  }
+  return {Tensor(std::move(packed)), Tensor(std::move(scales)), Tensor(std::move(zeros))};
+}
+
+}  // namespace xd

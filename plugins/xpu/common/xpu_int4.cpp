@@ -1,0 +1,136 @@
+#include "xpu_int4.hpp"
+
+#include "xpu_call.hpp"
+#include "xpu_dtype.hpp"
+
+#include <algorithm>
+#include <string>
+
+namespace xd::xpu {
+
+namespace {
+
+void check_dense(const xd_view& v, const char* what, const char* backend) {
+  const bool ok =
+      v.ndim == 2 && (v.sizes[1] <= 1 || v.strides[1] == 1) && (v.sizes[0] <= 1 || v.strides[0] == v.sizes[1]);
+  if (!ok) invalid(backend, std::string(what) + " must be a dense row-major 2-d view");
+}
+
+int64_t offset_of(const xd_view& v, const char* what, const char* backend) {
+  const auto size = static_cast<uint64_t>(element_size(v.dtype, backend));
+  if (v.offset % size != 0) invalid(backend, std::string(what) + " has an offset that is not element-aligned");
+  return static_cast<int64_t>(v.offset / size);
+}
+
+int64_t group_of(const xd_kernel_call* c, int64_t k, const char* backend) {
+  const int64_t g = need_attrs<xd_attrs_int4>(c, backend).group_size;
+  if (g <= 0 || g % 32 != 0 || k % g != 0)
+    invalid(backend, "int4 group_size " + std::to_string(g) +
+                         " must be a positive multiple of 32 dividing K = " + std::to_string(k));
+  return g;
+}
+
+bool is_int4_float(int32_t d) { return d == XD_DTYPE_F32 || d == XD_DTYPE_F16 || d == XD_DTYPE_BF16; }
+
+}  // namespace
+
+int4_mm_call make_int4_mm(const xd_kernel_call* c, const char* backend) {
+  int4_mm_call r;
+  r.x = &input(c, 0, backend);
+  r.w = &input(c, 1, backend);
+  r.s = &input(c, 2, backend);
+  r.z = &input(c, 3, backend);
+  r.out = &output(c, 0, backend);
+  check_dense(*r.x, "weight_int4_mm input", backend);
+  check_dense(*r.w, "weight_int4_mm weight", backend);
+  check_dense(*r.s, "weight_int4_mm scales", backend);
+  check_dense(*r.z, "weight_int4_mm zeros", backend);
+  check_dense(*r.out, "weight_int4_mm output", backend);
+  if (!is_int4_float(r.x->dtype)) invalid(backend, "weight_int4_mm input must be f32, f16 or bf16");
+  check_dtype(*r.w, XD_DTYPE_U8, "weight_int4_mm weight", backend);
+  check_dtype(*r.s, r.x->dtype, "weight_int4_mm scales", backend);
+  check_dtype(*r.z, XD_DTYPE_I8, "weight_int4_mm zeros", backend);
+  check_dtype(*r.out, r.x->dtype, "weight_int4_mm output", backend);
+  int4_args& a = r.args;
+  a.m = r.x->sizes[0];
+  a.k = r.x->sizes[1];
+  a.n = r.w->sizes[0];
+  a.group = group_of(c, a.k, backend);
+  const int64_t groups = a.k / a.group;
+  if (a.k % 2 != 0 || r.w->sizes[1] != a.k / 2 || r.s->sizes[0] != groups || r.s->sizes[1] != a.n ||
+      r.z->sizes[0] != groups || r.z->sizes[1] != a.n || r.out->sizes[0] != a.m || r.out->sizes[1] != a.n)
+    invalid(backend, "weight_int4_mm operand shapes do not agree");
+  a.x_off = offset_of(*r.x, "weight_int4_mm input", backend);
+  a.w_off = offset_of(*r.w, "weight_int4_mm weight", backend);
+  a.s_off = offset_of(*r.s, "weight_int4_mm scales", backend);
+  a.z_off = offset_of(*r.z, "weight_int4_mm zeros", backend);
+  a.o_off = offset_of(*r.out, "weight_int4_mm output", backend);
+  return r;
+}
+
+quantize_int4_call make_quantize_int4(const xd_kernel_call* c, const char* backend) {
+  quantize_int4_call r;
+  r.w = &input(c, 0, backend);
+  r.packed = &output(c, 0, backend);
+  r.s = &output(c, 1, backend);
+  r.z = &output(c, 2, backend);
+  check_dense(*r.w, "quantize_int4 weight", backend);
+  check_dense(*r.packed, "quantize_int4 packed", backend);
+  check_dense(*r.s, "quantize_int4 scales", backend);
+  check_dense(*r.z, "quantize_int4 zeros", backend);
+  if (r.w->dtype != XD_DTYPE_F32 && r.w->dtype != XD_DTYPE_BF16)
+    invalid(backend, "quantize_int4 weight must be f32 or bf16");
+  check_dtype(*r.packed, XD_DTYPE_U8, "quantize_int4 packed", backend);
+  check_dtype(*r.s, r.w->dtype, "quantize_int4 scales", backend);
+  check_dtype(*r.z, XD_DTYPE_I8, "quantize_int4 zeros", backend);
+  int4_args& a = r.args;
+  a.n = r.w->sizes[0];
+  a.k = r.w->sizes[1];
+  a.group = group_of(c, a.k, backend);
+  const int64_t groups = a.k / a.group;
+  if (a.k % 2 != 0 || r.packed->sizes[0] != a.n || r.packed->sizes[1] != a.k / 2 || r.s->sizes[0] != groups ||
+      r.s->sizes[1] != a.n || r.z->sizes[0] != groups || r.z->sizes[1] != a.n)
+    invalid(backend, "quantize_int4 operand shapes do not agree");
+  a.x_off = offset_of(*r.w, "quantize_int4 weight", backend);
+  a.w_off = offset_of(*r.packed, "quantize_int4 packed", backend);
+  a.s_off = offset_of(*r.s, "quantize_int4 scales", backend);
+  a.z_off = offset_of(*r.z, "quantize_int4 zeros", backend);
+  r.items = groups * a.n;
+  return r;
+}
+
+int4_plan plan_int4_mm(const int4_args& a, int64_t wg, int64_t max_groups_y) {
+  int4_plan p;
+  if (a.m <= kInt4GemvMaxM) {
+    p.gemv = true;
+    p.entry = a.m <= 1   ? "xd_int4_gemv_m1"
+              : a.m <= 2 ? "xd_int4_gemv_m2"
+              : a.m <= 4 ? "xd_int4_gemv_m4"
+              : a.m <= 8 ? "xd_int4_gemv_m8"
+                         : "xd_int4_gemv_m16";
+    const int64_t lanes = std::min<int64_t>(16, wg);
+    const int64_t cols = wg / lanes;  // XD_I4_COLS
+    p.local[0] = wg;
+    p.local[1] = 1;
+    int4_launch l;
+    l.groups[0] = (a.n + cols - 1) / cols;
+    l.groups[1] = 1;
+    if (a.m > 0 && a.n > 0) p.launches.push_back(l);
+    return p;
+  }
+  const int64_t t = wg >= 256 ? 16 : wg >= 64 ? 8 : 4;  // XD_I4_T
+  p.entry = "xd_int4_mm_tiled";
+  p.local[0] = p.local[1] = t;
+  const int64_t row_groups = (a.m + t - 1) / t;
+  const int64_t per = std::max<int64_t>(1, max_groups_y);
+  for (int64_t g0 = 0; g0 < row_groups && a.n > 0; g0 += per) {
+    int4_launch l;
+    l.row0 = g0 * t;
+    l.groups[0] = (a.n + t - 1) / t;
+    l.groups[1] = std::min(per, row_groups - g0);
+    p.launches.push_back(l);
+  }
+  return p;
+}
+
+}  // namespace xd::xpu
