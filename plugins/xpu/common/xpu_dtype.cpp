@@ -32,11 +32,11 @@ int64_t element_size(int32_t dtype, const char* backend) {
   }
 }
 
-int64_t element_offset(const xd_view& v, const char* backend) {
+int64_t element_offset(const xd_view& v, const char* backend, const char* what) {
   const auto size = static_cast<uint64_t>(element_size(v.dtype));
   if (v.offset % size != 0)
-    invalid(backend,
-            "a view's byte offset " + std::to_string(v.offset) + " is not a multiple of its element size");
+    invalid(backend, std::string(what != nullptr ? what : "a view") + "'s byte offset " + std::to_string(v.offset) +
+                         " is not a multiple of its element size");
   if (v.ndim > kMaxDims) invalid(backend, "a view has " + std::to_string(v.ndim) + " dims (at most 8)");
   return static_cast<int64_t>(v.offset / size);
 }

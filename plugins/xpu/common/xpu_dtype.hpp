@@ -15,7 +15,8 @@ bool is_floating(int32_t dtype);
 int64_t element_size(int32_t dtype, const char* backend = nullptr);
 
 // The view's byte offset in elements (kernels index typed pointers); checks it is a multiple of
-// the element size and that the view has at most kMaxDims dims.
-int64_t element_offset(const xd_view& v, const char* backend);
+// the element size (the error names the view as `what`, or "a view") and that the view has at
+// most kMaxDims dims.
+int64_t element_offset(const xd_view& v, const char* backend, const char* what = nullptr);
 
 }  // namespace xd::xpu

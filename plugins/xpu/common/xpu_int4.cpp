@@ -16,12 +16,6 @@ void check_dense(const xd_view& v, const char* what, const char* backend) {
   if (!ok) invalid(backend, std::string(what) + " must be a dense row-major 2-d view");
 }
 
-int64_t offset_of(const xd_view& v, const char* what, const char* backend) {
-  const auto size = static_cast<uint64_t>(element_size(v.dtype, backend));
-  if (v.offset % size != 0) invalid(backend, std::string(what) + " has an offset that is not element-aligned");
-  return static_cast<int64_t>(v.offset / size);
-}
-
 int64_t group_of(const xd_kernel_call* c, int64_t k, const char* backend) {
   const int64_t g = need_attrs<xd_attrs_int4>(c, backend).group_size;
   if (g <= 0 || g % 32 != 0 || k % g != 0)
@@ -60,11 +54,11 @@ int4_mm_call make_int4_mm(const xd_kernel_call* c, const char* backend) {
   if (a.k % 2 != 0 || r.w->sizes[1] != a.k / 2 || r.s->sizes[0] != groups || r.s->sizes[1] != a.n ||
       r.z->sizes[0] != groups || r.z->sizes[1] != a.n || r.out->sizes[0] != a.m || r.out->sizes[1] != a.n)
     invalid(backend, "weight_int4_mm operand shapes do not agree");
-  a.x_off = offset_of(*r.x, "weight_int4_mm input", backend);
-  a.w_off = offset_of(*r.w, "weight_int4_mm weight", backend);
-  a.s_off = offset_of(*r.s, "weight_int4_mm scales", backend);
-  a.z_off = offset_of(*r.z, "weight_int4_mm zeros", backend);
-  a.o_off = offset_of(*r.out, "weight_int4_mm output", backend);
+  a.x_off = element_offset(*r.x, backend, "weight_int4_mm input");
+  a.w_off = element_offset(*r.w, backend, "weight_int4_mm weight");
+  a.s_off = element_offset(*r.s, backend, "weight_int4_mm scales");
+  a.z_off = element_offset(*r.z, backend, "weight_int4_mm zeros");
+  a.o_off = element_offset(*r.out, backend, "weight_int4_mm output");
   return r;
 }
 
@@ -91,10 +85,10 @@ quantize_int4_call make_quantize_int4(const xd_kernel_call* c, const char* backe
   if (a.k % 2 != 0 || r.packed->sizes[0] != a.n || r.packed->sizes[1] != a.k / 2 || r.s->sizes[0] != groups ||
       r.s->sizes[1] != a.n || r.z->sizes[0] != groups || r.z->sizes[1] != a.n)
     invalid(backend, "quantize_int4 operand shapes do not agree");
-  a.x_off = offset_of(*r.w, "quantize_int4 weight", backend);
-  a.w_off = offset_of(*r.packed, "quantize_int4 packed", backend);
-  a.s_off = offset_of(*r.s, "quantize_int4 scales", backend);
-  a.z_off = offset_of(*r.z, "quantize_int4 zeros", backend);
+  a.x_off = element_offset(*r.w, backend, "quantize_int4 weight");
+  a.w_off = element_offset(*r.packed, backend, "quantize_int4 packed");
+  a.s_off = element_offset(*r.s, backend, "quantize_int4 scales");
+  a.z_off = element_offset(*r.z, backend, "quantize_int4 zeros");
   r.items = groups * a.n;
   return r;
 }

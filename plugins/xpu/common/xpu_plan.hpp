@@ -79,7 +79,7 @@ const char* softmax_entry(bool log, bool by_group, bool short_row = false);
 // registers; their `_short` kernels hold half that with half the registers, so more work-groups
 // fit on a compute unit. XD_ROW_ITEMS: kRowItems (the sources' default, the SPIR-V's) on GPUs,
 // kRowItemsCpu on CPU devices (the OpenCL plugin's build options): CPU runtimes gain little from a
-// register cache and compile unrolled loops slowly, but at least 4 (rms_norm.cl says why).
+// register cache and compile unrolled loops slowly, but at least 4 (common.cl says why).
 inline constexpr int64_t kRowItems = 8;
 inline constexpr int64_t kRowItemsCpu = 4;
 // Whether a dense row of n elements fits the _short kernels' cache.

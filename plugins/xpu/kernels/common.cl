@@ -375,6 +375,18 @@ inline void xd_raw_store4(__global T* p, long o, long s, XD_CAT(T, 4) v) {
   }
 }
 
+// Rows that softmax.cl and rms_norm.cl cache in registers: XD_WG * 4 * XD_ROW_ITEMS elements,
+// half that in their _short kernels (xpu_plan.hpp's row_is_short picks them). At least two items
+// per work-item there: PoCL 3.1 (LLVM 15) miscompiles the one-item variant (rstd and dw left
+// unwritten) unless optimisations are off.
+#ifndef XD_ROW_ITEMS
+#define XD_ROW_ITEMS 8
+#endif
+#if XD_ROW_ITEMS < 4
+#error "XD_ROW_ITEMS must be at least 4"
+#endif
+#define XD_SHORT_ITEMS (XD_ROW_ITEMS / 2)
+
 // Work-group reductions over XD_WG work-items through local memory (OpenCL 1.2 has no
 // portable sub-group shuffles). `scratch` holds XD_WG values; every work-item gets the result.
 #ifndef XD_WG

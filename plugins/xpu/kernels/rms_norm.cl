@@ -16,16 +16,6 @@
 
 #if XD_FLOATING
 
-#ifndef XD_ROW_ITEMS
-#define XD_ROW_ITEMS 8
-#endif
-// At least two items per work-item in the _short kernels: PoCL 3.1 (LLVM 15) miscompiles the
-// one-item variant (rstd and dw left unwritten) unless optimisations are off.
-#if XD_ROW_ITEMS < 4
-#error "XD_ROW_ITEMS must be at least 4"
-#endif
-#define XD_SHORT_ITEMS (XD_ROW_ITEMS / 2)
-
 #define WT XD_CAT(xd_T_, XD_WT)
 #define XD_WDEC(v) ((CT)XD_CAT(xd_dec_, XD_WT)(v))
 #if XD_CLASS == 2

@@ -5,7 +5,7 @@
 //
 // The host passes the layout of the rows (every dim but `dim`: operand 0 = output, operand 1 =
 // input), the row length and the element step of each operand along `dim`.
-//   _row  one work-group per row. A dense row short enough (XD_SM_ITEMS float4 per work-item)
+//   _row  one work-group per row. A dense row short enough (XD_ROW_ITEMS float4 per work-item)
 //         is read once into registers, so x crosses the memory bus once; longer or strided rows
 //         are read twice (online max and sum, then the write).
 //   _lane one work-item per row: rows along a dim that is not innermost, where neighbouring rows
@@ -13,11 +13,6 @@
 
 #if XD_FLOATING
 
-#ifndef XD_ROW_ITEMS
-#define XD_ROW_ITEMS 8
-#endif
-#define XD_SM_ITEMS XD_ROW_ITEMS
-#define XD_SM_SHORT_ITEMS (XD_ROW_ITEMS / 2)  // >= 2: see rms_norm.cl
 
 inline CT xd_sm_max(CT a, CT x) { return isnan(a) ? a : (isnan(x) ? x : (x > a ? x : a)); }
 
@@ -152,12 +147,12 @@ inline void xd_wg_online(CT* m, CT* s, __local CT* sm, __local CT* ss) {
     }                                                                                                             \
   }
 
-// _row caches rows of up to XD_WG * 4 * XD_SM_ITEMS elements in registers; _row_short half that,
+// _row caches rows of up to XD_WG * 4 * XD_ROW_ITEMS elements in registers; _row_short half that,
 // with half the registers, so more work-groups fit on a compute unit (the host picks it for the
 // rows it fits).
 #define XD_SOFTMAX_KERNELS(NAME, LOG)                                    \
-  XD_SOFTMAX_ROW(XD_CAT(NAME, _row), LOG, XD_SM_ITEMS)                    \
-  XD_SOFTMAX_ROW(XD_CAT(NAME, _row_short), LOG, XD_SM_SHORT_ITEMS)        \
+  XD_SOFTMAX_ROW(XD_CAT(NAME, _row), LOG, XD_ROW_ITEMS)                   \
+  XD_SOFTMAX_ROW(XD_CAT(NAME, _row_short), LOG, XD_SHORT_ITEMS)           \
   XD_SOFTMAX_LANE(NAME, LOG)
 
 XD_SOFTMAX_KERNELS(xd_softmax, 0)
