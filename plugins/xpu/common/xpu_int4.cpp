@@ -93,8 +93,24 @@ quantize_int4_call make_quantize_int4(const xd_kernel_call* c, const char* backe
   return r;
 }
 
-int4_plan plan_int4_mm(const int4_args& a, int64_t wg, int64_t max_groups_y) {
+int4_plan plan_int4_mm(const int4_args& a, int64_t wg, int64_t max_groups_y, bool mma, const int4_tuning& tune) {
   int4_plan p;
+  // One row reads faster through xd_int4_gemv_m1 (measured on an H100: docs/performance.md).
+  if (mma && a.m > 1 && a.group % kInt4MmaPiece == 0) {
+    p.entry = a.m <= 8 ? "xd_int4_mma_m8" : "xd_int4_mma_m16";
+    p.local[0] = 32 * tune.mma_split_k;
+    p.local[1] = 1;
+    p.local_bytes = tune.mma_split_k * tune.mma_tiles * 32 * 16;  // a float4 per lane and tile per warp
+    const int64_t cols = tune.mma_tiles * 8;
+    for (int64_t r = 0; r < a.m && a.n > 0; r += kInt4MmaRows) {
+      int4_launch l;
+      l.row0 = r;
+      l.groups[0] = (a.n + cols - 1) / cols;
+      l.groups[1] = 1;
+      p.launches.push_back(l);
+    }
+    return p;
+  }
   if (a.m <= kInt4GemvMaxM) {
     p.gemv = true;
     p.entry = a.m <= 1   ? "xd_int4_gemv_m1"
@@ -102,8 +118,9 @@ int4_plan plan_int4_mm(const int4_args& a, int64_t wg, int64_t max_groups_y) {
               : a.m <= 4 ? "xd_int4_gemv_m4"
               : a.m <= 8 ? "xd_int4_gemv_m8"
                          : "xd_int4_gemv_m16";
-    const int64_t lanes = std::min<int64_t>(16, wg);
-    const int64_t cols = wg / lanes;  // XD_I4_COLS
+    // xd_int4_gemv_m1: XD_I4D_COLS columns per group; the others XD_I4_COLS.
+    const int64_t lanes = std::min<int64_t>(a.m <= 1 ? tune.direct_lanes : 16, wg);
+    const int64_t cols = (wg / lanes) * (a.m <= 1 ? tune.direct_cols : 1);
     p.local[0] = wg;
     p.local[1] = 1;
     int4_launch l;

@@ -10,7 +10,7 @@
 //                       read consecutive 16-byte pieces (coalesced), and a 32-chunk never straddles
 //                       a group (g is a multiple of 32): one scale and zero point per chunk. The
 //                       chunk's 32 values are dequantized in registers (q - zero, exact, through
-//                       the 2^23 float trick), dotted with each of the MB input rows and scaled
+//                       the float trick of xd_i4_word), dotted with each of the MB input rows and scaled
 //                       once. Input rows are staged per K tile in local memory (shared by every
 //                       column), padded so that the lanes' float4 reads do not collide in banks;
 //                       each column's weight load is issued before the staging, overlapping it.
@@ -38,8 +38,18 @@ typedef struct {
 #define XD_I4_KT (XD_I4_LANES * 32)  // k per staged tile
 #define XD_I4_PAD 36                 // floats per staged 32-chunk: lanes' float4 reads hit distinct banks
 
-// 2^23 as float bits: OR-ing a nibble into the mantissa gives 2^23 + q exactly.
-#define XD_I4_MAGIC 0x4B000000u
+// quantize_int4's weight dtypes (1: f32, 2: bf16; 0: none), and whether T is f16.
+#define xd_I4Q_f32 1
+#define xd_I4Q_bf16 2
+#define XD_I4_QUANT XD_CAT(xd_I4Q_, XD_DT)
+#define xd_I4H_f16 1
+#define XD_I4_FP16 XD_CAT(xd_I4H_, XD_DT)
+
+// Decoding without a shift per code: a nibble at bits 4i..4i+3 (i = 0..3), masked and OR-ed into
+// the bits of 2^(23 - 4i), is the float 2^(23 - 4i) + q exactly (the mantissa's last place there
+// is 2^(-4i)), so one LOP3 per code; the upper four nibbles take one shift per word first.
+// xd_i4_zc gives the four constants 2^(23 - 4i) + zero, subtracted exactly.
+inline float4 xd_i4_zc(float zero) { return (float4)(8388608.0f, 524288.0f, 32768.0f, 2048.0f) + zero; }
 
 inline uint4 xd_i4_load16(__global const uchar* p, long o) {
   __global const uchar* a = p + o;
@@ -47,9 +57,47 @@ inline uint4 xd_i4_load16(__global const uchar* p, long o) {
 }
 
 // Eight codes of one little-endian word, minus the zero point: out[i] = q(k0 + i) - zero.
-inline void xd_i4_word(uint v, float zb, float* out) {
-#pragma unroll
-  for (int i = 0; i < 8; ++i) out[i] = as_float(XD_I4_MAGIC | ((v >> (4 * i)) & 0xFu)) - zb;
+inline void xd_i4_word(uint v, float4 zc, float* out) {
+  const uint h = v >> 16;
+  out[0] = as_float(0x4B000000u | (v & 0xFu)) - zc.s0;
+  out[1] = as_float(0x49000000u | (v & 0xF0u)) - zc.s1;
+  out[2] = as_float(0x47000000u | (v & 0xF00u)) - zc.s2;
+  out[3] = as_float(0x45000000u | (v & 0xF000u)) - zc.s3;
+  out[4] = as_float(0x4B000000u | (h & 0xFu)) - zc.s0;
+  out[5] = as_float(0x49000000u | (h & 0xF0u)) - zc.s1;
+  out[6] = as_float(0x47000000u | (h & 0xF00u)) - zc.s2;
+  out[7] = as_float(0x45000000u | (h & 0xF000u)) - zc.s3;
+}
+
+// `count` consecutive scales (zero points) from index o, those at or past `avail` as 0: wide loads
+// where all are in range, element by element otherwise.
+inline void xd_i4_scales(__global const T* s, long o, long avail, float* out, const int count) {
+  if (avail >= count && count % 4 == 0) {
+    for (int i = 0; i < count; i += 4) {
+      const float4 v = xd_load4(s, o + i, 1);
+      out[i] = v.s0;
+      out[i + 1] = v.s1;
+      out[i + 2] = v.s2;
+      out[i + 3] = v.s3;
+    }
+  } else {
+    for (int i = 0; i < count; ++i) out[i] = i < avail ? XD_LD(s, o + i) : 0.0f;
+  }
+}
+
+inline void xd_i4_zeros(__global const char* z, long o, long avail, float* out, const int count) {
+  if (avail >= count && count % 4 == 0) {
+    for (int i = 0; i < count; i += 4) {
+      __global const char* p = z + o + i;
+      const char4 v = (((ulong)p) & 3) == 0 ? *(__global const char4*)p : vload4(0, p);
+      out[i] = (float)v.s0;
+      out[i + 1] = (float)v.s1;
+      out[i + 2] = (float)v.s2;
+      out[i + 3] = (float)v.s3;
+    }
+  } else {
+    for (int i = 0; i < count; ++i) out[i] = i < avail ? (float)z[o + i] : 0.0f;
+  }
 }
 
 inline void xd_int4_gemv(__global T* out, __global const T* x, __global const uchar* w, __global const T* s,
@@ -68,12 +116,13 @@ inline void xd_int4_gemv(__global T* out, __global const T* x, __global const uc
     const long c = c0 + lane;
     const int mine = live && c < chunks;
     uint4 q = (uint4)(0u);
-    float sc = 0.0f, zb = 0.0f;
+    float sc = 0.0f;
+    float4 zc = xd_i4_zc(0.0f);
     if (mine) {  // issued before the staging so that the loads overlap it
       q = xd_i4_load16(w, row + c * 16);
       const long gi = (c * 32) / A.group;
       sc = XD_LD(s, A.s_off + gi * A.n + n);
-      zb = 8388608.0f + (float)z[A.z_off + gi * A.n + n];
+      zc = xd_i4_zc((float)z[A.z_off + gi * A.n + n]);
     }
     barrier(CLK_LOCAL_MEM_FENCE);  // the previous tile's readers are done
     for (int e = lid; e < MB * XD_I4_KT; e += XD_WG) {
@@ -85,10 +134,10 @@ inline void xd_int4_gemv(__global T* out, __global const T* x, __global const uc
     barrier(CLK_LOCAL_MEM_FENCE);
     if (mine) {
       float wv[32];
-      xd_i4_word(q.s0, zb, wv);
-      xd_i4_word(q.s1, zb, wv + 8);
-      xd_i4_word(q.s2, zb, wv + 16);
-      xd_i4_word(q.s3, zb, wv + 24);
+      xd_i4_word(q.s0, zc, wv);
+      xd_i4_word(q.s1, zc, wv + 8);
+      xd_i4_word(q.s2, zc, wv + 16);
+      xd_i4_word(q.s3, zc, wv + 24);
 #pragma unroll
       for (int m = 0; m < MB; ++m) {
         __local const float4* xr = (__local const float4*)(xs + m * (XD_I4_LANES * XD_I4_PAD) + lane * XD_I4_PAD);
@@ -130,11 +179,109 @@ inline void xd_int4_gemv(__global T* out, __global const T* x, __global const uc
     __local float4 xs4[(MB * XD_I4_LANES * XD_I4_PAD) / 4];                                                 \
     xd_int4_gemv(out, x, w, s, z, A, (__local float*)xs4, MB);                                              \
   }
-XD_I4_GEMV(1)
 XD_I4_GEMV(2)
 XD_I4_GEMV(4)
 XD_I4_GEMV(8)
 XD_I4_GEMV(16)
+
+// ---------------------------------------------------------------- M = 1: the input read directly
+// One input row is only K values, cached on chip, so nothing is staged and no barrier stands in the
+// loop: XD_I4D_L work-items per column run along K, each owning XD_I4D_R neighbouring columns
+// (their scales are neighbours) and keeping XD_I4D_U chunks of each in flight (16 bytes each,
+// issued before any arithmetic), so a work-item has XD_I4D_R * XD_I4D_U loads outstanding. The
+// input chunk it reads is reused for its XD_I4D_R columns. Blocks of columns are taken
+// grid-stride, so any grid is correct (the host sizes it from the same constants).
+#ifndef XD_I4D_L
+#if XD_WG >= 32
+#define XD_I4D_L 32
+#else
+#define XD_I4D_L XD_WG
+#endif
+#endif
+#ifndef XD_I4D_R
+#define XD_I4D_R 8
+#endif
+#ifndef XD_I4D_U
+#define XD_I4D_U 1
+#endif
+#define XD_I4D_CG (XD_WG / XD_I4D_L)      // column groups per work-group
+#define XD_I4D_COLS (XD_I4D_CG * XD_I4D_R)  // columns per block
+
+__kernel __attribute__((reqd_work_group_size(XD_WG, 1, 1))) void xd_int4_gemv_m1(
+    __global T* out, __global const T* x, __global const uchar* w, __global const T* s, __global const char* z,
+    const xd_int4 A) {
+  __local float part[XD_I4D_R * XD_WG];
+  const int lid = (int)get_local_id(0);
+  const int lane = lid % XD_I4D_L, cg = lid / XD_I4D_L;
+  const long chunks = A.k / 32, half_k = A.k / 2;
+  const long blocks = (A.n + XD_I4D_COLS - 1) / XD_I4D_COLS;
+  for (long b = (long)get_group_id(0); b < blocks; b += (long)get_num_groups(0)) {
+    const long n0 = (b * XD_I4D_CG + cg) * XD_I4D_R;
+    float acc[XD_I4D_R];
+#pragma unroll
+    for (int r = 0; r < XD_I4D_R; ++r) acc[r] = 0.0f;
+    for (long c0 = lane; c0 < chunks; c0 += XD_I4D_L * XD_I4D_U) {
+      uint4 q[XD_I4D_U][XD_I4D_R];
+      float sc[XD_I4D_U][XD_I4D_R], zr[XD_I4D_U][XD_I4D_R];
+#pragma unroll
+      for (int u = 0; u < XD_I4D_U; ++u) {
+        const long c = c0 + (long)u * XD_I4D_L;
+        const long gi = (c * 32) / A.group;
+        const long avail = c < chunks ? A.n - n0 : 0;
+        // The columns' scales and zero points are neighbours: a few wide loads, not 2R narrow ones.
+        xd_i4_scales(s, A.s_off + gi * A.n + n0, avail, sc[u], XD_I4D_R);
+        xd_i4_zeros(z, A.z_off + gi * A.n + n0, avail, zr[u], XD_I4D_R);
+#pragma unroll
+        for (int r = 0; r < XD_I4D_R; ++r)
+          q[u][r] = r < avail ? xd_i4_load16(w, A.w_off + (n0 + r) * half_k + c * 16) : (uint4)(0u);
+      }
+#pragma unroll
+      for (int u = 0; u < XD_I4D_U; ++u) {
+        const long c = c0 + (long)u * XD_I4D_L;
+        if (c < chunks) {
+          // sum x * (q - zero) = sum x * q - zero * sum x: the codes decode without the zero point,
+          // so its constants need no registers per column (xd_i4_word), and the input's sum is
+          // shared by the R columns.
+          float d[XD_I4D_R];
+#pragma unroll
+          for (int r = 0; r < XD_I4D_R; ++r) d[r] = 0.0f;
+          float xs = 0.0f;
+#pragma unroll
+          for (int j = 0; j < 4; ++j) {
+            const float4 x0 = xd_load4(x, A.x_off + c * 32 + 8 * j, 1);
+            const float4 x1 = xd_load4(x, A.x_off + c * 32 + 8 * j + 4, 1);
+            xs += ((x0.s0 + x0.s1) + (x0.s2 + x0.s3)) + ((x1.s0 + x1.s1) + (x1.s2 + x1.s3));
+            const float xv[8] = {x0.s0, x0.s1, x0.s2, x0.s3, x1.s0, x1.s1, x1.s2, x1.s3};
+#pragma unroll
+            for (int r = 0; r < XD_I4D_R; ++r) {
+              const uint v = j == 0 ? q[u][r].s0 : j == 1 ? q[u][r].s1 : j == 2 ? q[u][r].s2 : q[u][r].s3;
+              float wv[8];
+              xd_i4_word(v, xd_i4_zc(0.0f), wv);
+#pragma unroll
+              for (int i = 0; i < 8; ++i) d[r] = fma(xv[i], wv[i], d[r]);
+            }
+          }
+#pragma unroll
+          for (int r = 0; r < XD_I4D_R; ++r) acc[r] = fma(fma(-zr[u][r], xs, d[r]), sc[u][r], acc[r]);
+        }
+      }
+    }
+    // The XD_I4D_L partials of each column, summed in lane order.
+    barrier(CLK_LOCAL_MEM_FENCE);  // the previous block's readers are done
+#pragma unroll
+    for (int r = 0; r < XD_I4D_R; ++r) part[r * XD_WG + lid] = acc[r];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid < XD_I4D_COLS) {
+      const int oc = lid / XD_I4D_R, r = lid % XD_I4D_R;
+      const long n = (b * XD_I4D_CG + oc) * XD_I4D_R + r;
+      if (n < A.n) {
+        float t = 0.0f;
+        for (int l = 0; l < XD_I4D_L; ++l) t += part[r * XD_WG + oc * XD_I4D_L + l];
+        XD_ST(out, A.o_off + n, t);
+      }
+    }
+  }
+}
 
 // ---------------------------------------------------------------- tiled (M above 16)
 #if XD_WG >= 256
@@ -177,10 +324,177 @@ __kernel __attribute__((reqd_work_group_size(XD_I4_T, XD_I4_T, 1))) void xd_int4
   if (i < A.m && j < A.n) XD_ST(out, A.o_off + i * A.n + j, acc);
 }
 
+// ---------------------------------------------------------------- NVIDIA tensor cores (f16, bf16)
+// Built only where the OpenCL host defines XD_NV_MMA (an NVIDIA device of compute capability 8.0
+// or later, whose OpenCL compiler takes inline PTX); other devices and the Level Zero SPIR-V never
+// see it. It multiplies 16 input rows (row0 .. row0 + 15, zero past M) with tiles of 8 columns by
+// mma.m16n8k16 (f32 accumulators), for group sizes that are multiples of 128:
+//   - The dot product's k order is free, so within each 128-k piece lane (g, t) of a warp takes
+//     the 32 weights k = 32t .. 32t + 31 of column g: one 16-byte load. A piece lies in one
+//     quantization group, so the tile's sum over it is scaled once, in float, per output column.
+//   - The weight enters the tensor core as q - zero, exact in f16/bf16 (a nibble pair OR-ed into
+//     the magic constant is base + q exactly, and one packed fma subtracts base + zero), so the
+//     result is the reference's up to summation order: no weight is rounded.
+//   - Each lane reads its rows of the input straight from global memory (small and cached), in
+//     the same k order, repacked into the pairs the tensor core takes.
+//   - The work-group's warps (as many as the host chose: get_local_size(0) / 32) split K, pieces
+//     interleaved, for the same XD_I4M_NT tiles, so that many warps stream weights; their sums
+//     meet in local memory (`part`: warps * XD_I4M_NT * 32 float4) at the end. No barrier stands
+//     in the loop.
+//   - xd_int4_mma_m8 serves up to 8 rows: the tensor core's rows 8..15 are zero and never loaded,
+//     which saves the registers that hold them; xd_int4_mma_m16 up to 16.
+#if defined(XD_NV_MMA) && (XD_I4_QUANT == 2 || XD_I4_FP16)
+#ifndef XD_I4M_NT
+#define XD_I4M_NT 4
+#endif
+#ifndef XD_I4M_U
+#define XD_I4M_U 1
+#endif
+#if XD_I4_QUANT == 2
+#define XD_I4M_TY "bf16"
+#define XD_I4M_MAGIC 0x43004300u  // bf16 128.0 in both halves: 128 + q is exact
+#define XD_I4M_BASE 128.0f
+#define XD_I4M_ONE 0x3F803F80u
+inline uint xd_i4m_bits(float v) { return as_uint(v) >> 16; }  // exact for the small integers here
+#else
+#define XD_I4M_TY "f16"
+#define XD_I4M_MAGIC 0x64006400u  // f16 1024.0
+#define XD_I4M_BASE 1024.0f
+#define XD_I4M_ONE 0x3C003C00u
+inline uint xd_i4m_bits(float v) { return xd_float_to_f16(v); }
+#endif
+#ifndef XD_ASM
+#define XD_ASM asm  // the keyword NVIDIA's OpenCL compiler takes (clang alone wants __asm__)
+#endif
+
+inline uint xd_i4m_fma2(uint a, uint b, uint c) {
+  uint d;
+  XD_ASM("fma.rn." XD_I4M_TY "x2 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+  return d;
+}
+
+inline float4 xd_i4m_mma(float4 c, uint a0, uint a1, uint a2, uint a3, uint b0, uint b1) {
+  XD_ASM("mma.sync.aligned.m16n8k16.row.col.f32." XD_I4M_TY "." XD_I4M_TY
+         ".f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+         : "+f"(c.s0), "+f"(c.s1), "+f"(c.s2), "+f"(c.s3)
+         : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+  return c;
+}
+
+// Pair i (0..3) of a weight word: codes i and i + 4 as q - zero (neg_zero: -(base + zero)).
+inline uint xd_i4m_pair(uint v, int i, uint neg_zero) {
+  return xd_i4m_fma2(((v >> (4 * i)) & 0x000F000Fu) | XD_I4M_MAGIC, XD_I4M_ONE, neg_zero);
+}
+
+// Eight consecutive inputs x0..x7 (two per word) as the pairs (x_i, x_i+4), matching the weight
+// pairs above.
+inline uint4 xd_i4m_xpairs(uint4 v) {
+  return (uint4)((v.s0 & 0xFFFFu) | (v.s2 << 16), (v.s0 >> 16) | (v.s2 & 0xFFFF0000u), (v.s1 & 0xFFFFu) | (v.s3 << 16),
+                 (v.s1 >> 16) | (v.s3 & 0xFFFF0000u));
+}
+
+inline void xd_int4_mma(__global T* out, __global const T* x, __global const uchar* w, __global const T* s,
+                        __global const char* z, const xd_int4 A, long row0, __local float4* part, const int HI) {
+  const int ks = (int)(get_local_size(0) / 32);
+  const int lid = (int)get_local_id(0);
+  const int warp = lid / 32, lane = lid % 32, g8 = lane >> 2, tig = lane & 3;
+  const long half_k = A.k / 2, pieces = A.k / 128;
+  const long blocks = (A.n + XD_I4M_NT * 8 - 1) / (XD_I4M_NT * 8);
+  const long rows = min(A.m - row0, HI ? 16L : 8L);
+  __global const uchar* xb = (__global const uchar*)x;
+  const long xlo = 2 * (A.x_off + (row0 + g8) * A.k), xhi = xlo + 16 * A.k;
+  for (long b = (long)get_group_id(0); b < blocks; b += (long)get_num_groups(0)) {
+    const long col0 = b * XD_I4M_NT * 8;
+    float4 acc[XD_I4M_NT];
+#pragma unroll
+    for (int j = 0; j < XD_I4M_NT; ++j) acc[j] = (float4)(0.0f);
+    for (long p0 = warp; p0 < pieces; p0 += (long)ks * XD_I4M_U) {
+      // Every load of the step first: weights, zero points, scales and input rows.
+      uint4 q[XD_I4M_U][XD_I4M_NT];
+      uint nz[XD_I4M_U][XD_I4M_NT];
+      float zf[XD_I4M_U][XD_I4M_NT], sc[XD_I4M_U][2 * XD_I4M_NT];
+      uint4 lo[XD_I4M_U][4], hi[XD_I4M_U][4];
+#pragma unroll
+      for (int u = 0; u < XD_I4M_U; ++u) {
+        const long p = p0 + (long)u * ks;
+        const int live = p < pieces;
+        const long kw = p * 128 + 32 * tig, gi = (p * 128) / A.group;
+        // Column c of tile j is col0 + c * NT + j: a lane's B columns (c = g) are NT neighbours and
+        // its D columns (c = 2t, 2t + 1) 2 NT neighbours, so zero points and scales come in wide
+        // loads.
+        const long nb = col0 + g8 * XD_I4M_NT, nd = col0 + 2 * tig * XD_I4M_NT;
+        xd_i4_zeros(z, A.z_off + gi * A.n + nb, live ? A.n - nb : 0, zf[u], XD_I4M_NT);
+        xd_i4_scales(s, A.s_off + gi * A.n + nd, live ? A.n - nd : 0, sc[u], 2 * XD_I4M_NT);
+#pragma unroll
+        for (int j = 0; j < XD_I4M_NT; ++j) {
+          const int in = live && nb + j < A.n;
+          q[u][j] = in ? xd_i4_load16(w, A.w_off + (nb + j) * half_k + kw / 2) : (uint4)(0u);
+          nz[u][j] = xd_i4m_bits(XD_I4M_BASE + zf[u][j]) * 0x10001u | 0x80008000u;
+        }
+#pragma unroll
+        for (int r = 0; r < 4; ++r) {
+          lo[u][r] = live && g8 < rows ? xd_i4_load16(xb, xlo + 2 * (kw + 8 * r)) : (uint4)(0u);
+          hi[u][r] = HI && live && g8 + 8 < rows ? xd_i4_load16(xb, xhi + 2 * (kw + 8 * r)) : (uint4)(0u);
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < XD_I4M_U; ++u) {
+        uint4 a[4], c[4];
+#pragma unroll
+        for (int r = 0; r < 4; ++r) {
+          a[r] = xd_i4m_xpairs(lo[u][r]);
+          c[r] = HI ? xd_i4m_xpairs(hi[u][r]) : (uint4)(0u);
+        }
+#pragma unroll
+        for (int j = 0; j < XD_I4M_NT; ++j) {
+          float4 t = (float4)(0.0f);
+          const uint words[4] = {q[u][j].s0, q[u][j].s1, q[u][j].s2, q[u][j].s3};
+#pragma unroll
+          for (int r = 0; r < 4; ++r) {
+            const uint v = words[r];
+            t = xd_i4m_mma(t, a[r].s0, c[r].s0, a[r].s1, c[r].s1, xd_i4m_pair(v, 0, nz[u][j]),
+                           xd_i4m_pair(v, 1, nz[u][j]));
+            t = xd_i4m_mma(t, a[r].s2, c[r].s2, a[r].s3, c[r].s3, xd_i4m_pair(v, 2, nz[u][j]),
+                           xd_i4m_pair(v, 3, nz[u][j]));
+          }
+          // Lane (g, t) holds rows g and g + 8 of tile columns 2t and 2t + 1: scale them.
+          const float s0 = sc[u][j], s1 = sc[u][XD_I4M_NT + j];
+          acc[j] = fma(t, (float4)(s0, s1, s0, s1), acc[j]);
+        }
+      }
+    }
+    // The KS warps' sums, in warp order.
+    barrier(CLK_LOCAL_MEM_FENCE);  // the previous block's readers are done
+#pragma unroll
+    for (int j = 0; j < XD_I4M_NT; ++j) part[(warp * XD_I4M_NT + j) * 32 + lane] = acc[j];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (warp == 0) {
+#pragma unroll
+      for (int j = 0; j < XD_I4M_NT; ++j) {
+        float4 v = acc[j];
+        for (int k = 1; k < ks; ++k) v += part[(k * XD_I4M_NT + j) * 32 + lane];
+        const long n0 = col0 + 2 * tig * XD_I4M_NT + j, n1 = n0 + XD_I4M_NT;
+        const long o = A.o_off + (row0 + g8) * A.n;
+        if (g8 < rows && n0 < A.n) XD_ST(out, o + n0, v.s0);
+        if (g8 < rows && n1 < A.n) XD_ST(out, o + n1, v.s1);
+        if (HI && g8 + 8 < rows && n0 < A.n) XD_ST(out, o + 8 * A.n + n0, v.s2);
+        if (HI && g8 + 8 < rows && n1 < A.n) XD_ST(out, o + 8 * A.n + n1, v.s3);
+      }
+    }
+  }
+}
+
+__kernel void xd_int4_mma_m8(__global T* out, __global const T* x, __global const uchar* w, __global const T* s,
+                             __global const char* z, const xd_int4 A, long row0, __local float4* part) {
+  xd_int4_mma(out, x, w, s, z, A, row0, part, 0);
+}
+__kernel void xd_int4_mma_m16(__global T* out, __global const T* x, __global const uchar* w, __global const T* s,
+                              __global const char* z, const xd_int4 A, long row0, __local float4* part) {
+  xd_int4_mma(out, x, w, s, z, A, row0, part, 1);
+}
+#endif  // XD_NV_MMA
+
 // ---------------------------------------------------------------- quantize (f32 and bf16 weights)
-#define xd_I4Q_f32 1
-#define xd_I4Q_bf16 2
-#define XD_I4_QUANT XD_CAT(xd_I4Q_, XD_DT)
 
 #if XD_I4_QUANT
 

@@ -118,6 +118,8 @@ std::string program_cache::build_options(const program_id& id) const {
   if (device_.fp64) o += " -DXD_HAS_FP64";
   // quant_mm.cl's int_mm takes the 4x8-bit dot builtins where the device has them.
   if (device_.int_dot) o += " -DXD_HAS_INT_DOT";
+  // int4.cl's tensor-core kernel (inline PTX).
+  if (device_.nv_mma) o += " -DXD_NV_MMA";
   // Exact float division and sqrt, as the reference computes them (div, sqrt, rsqrt, softmax).
   if (device_.correctly_rounded_sqrt) o += " -cl-fp32-correctly-rounded-divide-sqrt";
   if (const char* extra = secure_getenv("XD_OPENCL_BUILD_OPTIONS"); extra != nullptr && *extra != '\0')

@@ -75,6 +75,10 @@ std::unique_ptr<device> describe(cl_platform_id p, cl_device_id id) {
             device_value<cl_device_fp_config>(id, CL_DEVICE_DOUBLE_FP_CONFIG, 0) != 0;
   d->correctly_rounded_sqrt =
       (device_value<cl_device_fp_config>(id, CL_DEVICE_SINGLE_FP_CONFIG, 0) & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
+  if (has_extension(ext, "cl_nv_device_attribute_query")) {
+    constexpr cl_device_info kComputeCapabilityMajorNv = 0x4000;  // CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV
+    d->nv_mma = device_value<cl_uint>(id, kComputeCapabilityMajorNv, 0) >= 8;
+  }
   d->global_memory = device_value<cl_ulong>(id, CL_DEVICE_GLOBAL_MEM_SIZE, 0);
   d->max_alloc = device_value<cl_ulong>(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE, 0);
   d->compute_units = device_value<cl_uint>(id, CL_DEVICE_MAX_COMPUTE_UNITS, 1);

@@ -27,6 +27,9 @@ struct device {
   bool fp64 = false;                  // cl_khr_fp64 (or a double config)
   bool int_dot = false;               // cl_khr_integer_dot_product (4x8-bit dot builtins)
   bool correctly_rounded_sqrt = false;  // CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT for float
+  // An NVIDIA GPU of compute capability >= 8.0 (cl_nv_device_attribute_query): its OpenCL compiler
+  // takes inline PTX, so int4.cl's tensor-core kernel is built (-DXD_NV_MMA).
+  bool nv_mma = false;
   uint64_t global_memory = 0;
   uint64_t max_alloc = 0;
   uint32_t compute_units = 0;
