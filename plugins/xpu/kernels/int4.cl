@@ -3,8 +3,8 @@
 // byte (even k in the low nibble), scales T [K/g, N], zero points i8 [K/g, N]. Every operand is
 // dense row-major (the host copies others first); offsets arrive in elements (bytes for u8/i8).
 //
-//   xd_int4_gemv_m<MB>  M <= MB (1, 2, 4, 8, 16): the decode case, bound by reading the weights.
-//                       A work-group of XD_WG work-items owns XD_I4_COLS output columns, with
+//   xd_int4_gemv_m1     M = 1, the decode case, bound by reading the weights: see below.
+//   xd_int4_gemv_m<MB>  M <= MB (2, 4, 8, 16). A work-group of XD_WG work-items owns XD_I4_COLS output columns, with
 //                       XD_I4_LANES work-items per column splitting K into 32-element chunks: a
 //                       chunk is one 16-byte load of the column's weight row, so a column's lanes
 //                       read consecutive 16-byte pieces (coalesced), and a 32-chunk never straddles
@@ -15,6 +15,7 @@
 //                       column), padded so that the lanes' float4 reads do not collide in banks;
 //                       each column's weight load is issued before the staging, overlapping it.
 //                       The lanes' partial sums meet in local memory at the end.
+//   xd_int4_mma_m8/16   NVIDIA only (XD_NV_MMA): f16/bf16 on the tensor cores; see below.
 //   xd_int4_mm_tiled    larger M: XD_I4_T x XD_I4_T output tiles; the weight tile is dequantized
 //                       into local memory once and used by every row of the tile.
 //   xd_quantize_int4    a work-item per (group, row): min/max, scale, zero point and codes with
