@@ -4,17 +4,18 @@
 // dense row-major (the host copies others first); offsets arrive in elements (bytes for u8/i8).
 //
 //   xd_int4_gemv_m1     M = 1, the decode case, bound by reading the weights: see below.
-//   xd_int4_gemv_m<MB>  M <= MB (2, 4, 8, 16). A work-group of XD_WG work-items owns XD_I4_COLS output columns, with
-//                       XD_I4_LANES work-items per column splitting K into 32-element chunks: a
-//                       chunk is one 16-byte load of the column's weight row, so a column's lanes
-//                       read consecutive 16-byte pieces (coalesced), and a 32-chunk never straddles
-//                       a group (g is a multiple of 32): one scale and zero point per chunk. The
-//                       chunk's 32 values are dequantized in registers (q - zero, exact, through
-//                       the float trick of xd_i4_word), dotted with each of the MB input rows and scaled
-//                       once. Input rows are staged per K tile in local memory (shared by every
-//                       column), padded so that the lanes' float4 reads do not collide in banks;
-//                       each column's weight load is issued before the staging, overlapping it.
-//                       The lanes' partial sums meet in local memory at the end.
+//   xd_int4_gemv_m<MB>  M <= MB (2, 4, 8, 16). A work-group of XD_WG work-items owns XD_I4_COLS
+//                       output columns, with XD_I4_LANES work-items per column splitting K into
+//                       32-element chunks: a chunk is one 16-byte load of the column's weight row,
+//                       so a column's lanes read consecutive 16-byte pieces (coalesced), and a
+//                       32-chunk never straddles a group (g is a multiple of 32): one scale and
+//                       zero point per chunk. The chunk's 32 values are dequantized in registers
+//                       (q - zero, exact, through the float trick of xd_i4_word), dotted with each of
+//                       the MB input rows and scaled once. Input rows are staged per K tile in
+//                       local memory (shared by every column), padded so that the lanes' float4
+//                       reads do not collide in banks; each column's weight load is issued before
+//                       the staging, overlapping it. The lanes' partial sums meet in local memory
+//                       at the end.
 //   xd_int4_mma_m8/16   NVIDIA only (XD_NV_MMA): f16/bf16 on the tensor cores; see below.
 //   xd_int4_mm_tiled    larger M: XD_I4_T x XD_I4_T output tiles; the weight tile is dequantized
 //                       into local memory once and used by every row of the tile.
@@ -89,8 +90,7 @@ inline void xd_i4_scales(__global const T* s, long o, long avail, float* out, co
 inline void xd_i4_zeros(__global const char* z, long o, long avail, float* out, const int count) {
   if (avail >= count && count % 4 == 0) {
     for (int i = 0; i < count; i += 4) {
-      __global const char* p = z + o + i;
-      const char4 v = (((ulong)p) & 3) == 0 ? *(__global const char4*)p : vload4(0, p);
+      const char4 v = XD_VLOAD4(char4, z + o + i);
       out[i] = (float)v.s0;
       out[i + 1] = (float)v.s1;
       out[i + 2] = (float)v.s2;

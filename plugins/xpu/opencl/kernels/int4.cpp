@@ -20,9 +20,9 @@ bool use_mma(const device& dev, int32_t dtype) {
   static const bool enabled = [] {
     const char* v = secure_getenv("XD_OPENCL_INT4_MMA");
     if (v == nullptr || *v == '\0' || std::strcmp(v, "1") == 0) return true;
-    if (std::strcmp(v, "0") != 0)
-      log(XD_LOG_WARN, std::string("XD_OPENCL_INT4_MMA='") + v + "' is neither 0 nor 1; using 1");
-    return std::strcmp(v, "0") != 0;
+    if (std::strcmp(v, "0") == 0) return false;
+    log(XD_LOG_WARN, std::string("XD_OPENCL_INT4_MMA='") + v + "' is neither 0 nor 1; using 1");
+    return true;
   }();
   return enabled && dev.nv_mma && (dtype == XD_DTYPE_F16 || dtype == XD_DTYPE_BF16);
 }
@@ -56,7 +56,7 @@ xd_status run_int4_mm(const xd_kernel_call* c) {
     const xpu::int4_mm_call call = xpu::make_int4_mm(c, kBackend);
     device& dev = call_device(c);
     const xpu::int4_plan plan = xpu::plan_int4_mm(call.args, static_cast<int64_t>(dev.work_group), kMaxGridY,
-                                                     use_mma(dev, call.x->dtype), tuning());
+                                                  use_mma(dev, call.x->dtype), tuning());
     const size_t local[2] = {static_cast<size_t>(plan.local[0]), static_cast<size_t>(plan.local[1])};
     for (const xpu::int4_launch& l : plan.launches) {
       const size_t global[2] = {static_cast<size_t>(l.groups[0]) * local[0],
