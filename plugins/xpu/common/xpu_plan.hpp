@@ -95,6 +95,11 @@ inline constexpr int64_t kRmsBackwardGroupsPerCu = 2;
 // The persistent grid of xd_rms_norm_backward: its work-groups walk rows with a stride.
 int64_t rms_backward_groups(int64_t rows, int64_t compute_units, bool want_dw,
                             int64_t groups_per_cu_with_dw = kRmsBackwardGroupsPerCu);
+// Work-groups of xd_rms_norm_dw: it sums the partials of min(32, wg) columns per group.
+inline int64_t rms_dw_groups(int64_t n, int64_t wg) {
+  const int64_t cols = wg < 32 ? wg : 32;
+  return (n + cols - 1) / cols;
+}
 // Bytes of one dw partial element (the compute type: double for f64 x, float otherwise).
 inline uint64_t rms_partial_size(int32_t x_dtype) { return x_dtype == XD_DTYPE_F64 ? 8 : 4; }
 

@@ -406,7 +406,47 @@ inline void xd_raw_store4(__global T* p, long o, long s, XD_CAT(T, 4) v) {
 #define XD_WG_LANES 1
 #endif
 
+#ifndef XD_ASM
+#define XD_ASM asm  // inline PTX: the keyword NVIDIA's OpenCL compiler takes (clang alone wants __asm__)
+#endif
+
+// On NVIDIA GPUs (the host defines XD_NV_SHFL where the compiler takes inline PTX) a warp folds its
+// 32 values through register shuffles first, so one barrier publishes the warps' partials and a
+// second guards the scratch's reuse: two barriers and no local-memory round trips inside a warp.
+// Every lane ends with the same bits (the butterfly applies OP to the same pair on both sides) and
+// every work-item folds the partials in the same order, so the result is one value.
+#if defined(XD_NV_SHFL) && XD_FLOATING && XD_WG >= 64 && XD_WG % 32 == 0
+#define XD_WG_SHFL 1
+inline uint xd_shfl_xor_u(uint v, int m) {
+  uint r;
+  XD_ASM volatile("shfl.sync.bfly.b32 %0, %1, %2, 31, -1;" : "=r"(r) : "r"(v), "r"(m));
+  return r;
+}
+#if XD_CLASS == 2
+inline CT xd_shfl_xor(CT v, int m) {
+  const uint2 u = as_uint2(v);
+  return as_double((uint2)(xd_shfl_xor_u(u.x, m), xd_shfl_xor_u(u.y, m)));
+}
+#else
+inline CT xd_shfl_xor(CT v, int m) { return as_float(xd_shfl_xor_u(as_uint(v), m)); }
+#endif
+#endif
+
 // OP(a, b) folds two partials; it must be associative and commutative (up to rounding).
+#ifdef XD_WG_SHFL
+#define XD_WG_REDUCE(OP, v, scratch, out)                                        \
+  do {                                                                           \
+    const int lid_ = (int)get_local_id(0);                                       \
+    CT w_ = (v);                                                                 \
+    for (int m_ = 16; m_ > 0; m_ >>= 1) w_ = OP(w_, xd_shfl_xor(w_, m_));        \
+    if ((lid_ & 31) == 0) (scratch)[lid_ >> 5] = w_;                             \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                \
+    CT all_ = (scratch)[0];                                                      \
+    for (int i_ = 1; i_ < XD_WG / 32; ++i_) all_ = OP(all_, (scratch)[i_]);      \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                \
+    (out) = all_;                                                                \
+  } while (0)
+#else
 #define XD_WG_REDUCE(OP, v, scratch, out)                                   \
   do {                                                                      \
     const int lid_ = (int)get_local_id(0);                                  \
@@ -424,6 +464,7 @@ inline void xd_raw_store4(__global T* p, long o, long s, XD_CAT(T, 4) v) {
     barrier(CLK_LOCAL_MEM_FENCE);                                           \
     (out) = all_;                                                           \
   } while (0)
+#endif
 
 inline CT xd_add_ct(CT a, CT b) { return a + b; }
 

@@ -229,12 +229,14 @@ __kernel __attribute__((reqd_work_group_size(XD_WG, 1, 1))) void xd_int4_gemv_m1
         const long c = c0 + (long)u * XD_I4D_L;
         const long gi = (c * 32) / A.group;
         const long avail = c < chunks ? A.n - n0 : 0;
-        // The columns' scales and zero points are neighbours: a few wide loads, not 2R narrow ones.
-        xd_i4_scales(s, A.s_off + gi * A.n + n0, avail, sc[u], XD_I4D_R);
-        xd_i4_zeros(z, A.z_off + gi * A.n + n0, avail, zr[u], XD_I4D_R);
+        // The weights first: the scales and zero points are converted to float as they are loaded,
+        // and a use between two loads holds the later load back.
 #pragma unroll
         for (int r = 0; r < XD_I4D_R; ++r)
           q[u][r] = r < avail ? xd_i4_load16(w, A.w_off + (n0 + r) * half_k + c * 16) : (uint4)(0u);
+        // The columns' scales and zero points are neighbours: a few wide loads, not 2R narrow ones.
+        xd_i4_scales(s, A.s_off + gi * A.n + n0, avail, sc[u], XD_I4D_R);
+        xd_i4_zeros(z, A.z_off + gi * A.n + n0, avail, zr[u], XD_I4D_R);
       }
 #pragma unroll
       for (int u = 0; u < XD_I4D_U; ++u) {
@@ -364,10 +366,6 @@ inline uint xd_i4m_bits(float v) { return as_uint(v) >> 16; }  // exact for the 
 #define XD_I4M_ONE 0x3C003C00u
 inline uint xd_i4m_bits(float v) { return xd_float_to_f16(v); }
 #endif
-#ifndef XD_ASM
-#define XD_ASM asm  // the keyword NVIDIA's OpenCL compiler takes (clang alone wants __asm__)
-#endif
-
 inline uint xd_i4m_fma2(uint a, uint b, uint c) {
   uint d;
   XD_ASM("fma.rn." XD_I4M_TY "x2 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
@@ -412,7 +410,6 @@ inline void xd_int4_mma(__global T* out, __global const T* x, __global const uch
     for (long p0 = warp; p0 < pieces; p0 += (long)ks * XD_I4M_U) {
       // Every load of the step first: weights, zero points, scales and input rows.
       uint4 q[XD_I4M_U][XD_I4M_NT];
-      uint nz[XD_I4M_U][XD_I4M_NT];
       float zf[XD_I4M_U][XD_I4M_NT], sc[XD_I4M_U][2 * XD_I4M_NT];
       uint4 lo[XD_I4M_U][4], hi[XD_I4M_U][4];
 #pragma unroll
@@ -424,19 +421,19 @@ inline void xd_int4_mma(__global T* out, __global const T* x, __global const uch
         // its D columns (c = 2t, 2t + 1) 2 NT neighbours, so zero points and scales come in wide
         // loads.
         const long nb = col0 + g8 * XD_I4M_NT, nd = col0 + 2 * tig * XD_I4M_NT;
-        xd_i4_zeros(z, A.z_off + gi * A.n + nb, live ? A.n - nb : 0, zf[u], XD_I4M_NT);
-        xd_i4_scales(s, A.s_off + gi * A.n + nd, live ? A.n - nd : 0, sc[u], 2 * XD_I4M_NT);
 #pragma unroll
         for (int j = 0; j < XD_I4M_NT; ++j) {
           const int in = live && nb + j < A.n;
           q[u][j] = in ? xd_i4_load16(w, A.w_off + (nb + j) * half_k + kw / 2) : (uint4)(0u);
-          nz[u][j] = xd_i4m_bits(XD_I4M_BASE + zf[u][j]) * 0x10001u | 0x80008000u;
         }
 #pragma unroll
         for (int r = 0; r < 4; ++r) {
           lo[u][r] = live && g8 < rows ? xd_i4_load16(xb, xlo + 2 * (kw + 8 * r)) : (uint4)(0u);
           hi[u][r] = HI && live && g8 + 8 < rows ? xd_i4_load16(xb, xhi + 2 * (kw + 8 * r)) : (uint4)(0u);
         }
+        // Last: these convert what they load at once, which would hold back every later load.
+        xd_i4_zeros(z, A.z_off + gi * A.n + nb, live ? A.n - nb : 0, zf[u], XD_I4M_NT);
+        xd_i4_scales(s, A.s_off + gi * A.n + nd, live ? A.n - nd : 0, sc[u], 2 * XD_I4M_NT);
       }
 #pragma unroll
       for (int u = 0; u < XD_I4M_U; ++u) {
@@ -446,6 +443,10 @@ inline void xd_int4_mma(__global T* out, __global const T* x, __global const uch
           a[r] = xd_i4m_xpairs(lo[u][r]);
           c[r] = HI ? xd_i4m_xpairs(hi[u][r]) : (uint4)(0u);
         }
+        // Uses of the zero points only now: a use between two loads holds the later one back.
+        uint nz[XD_I4M_NT];
+#pragma unroll
+        for (int j = 0; j < XD_I4M_NT; ++j) nz[j] = xd_i4m_bits(XD_I4M_BASE + zf[u][j]) * 0x10001u | 0x80008000u;
 #pragma unroll
         for (int j = 0; j < XD_I4M_NT; ++j) {
           float4 t = (float4)(0.0f);
@@ -453,10 +454,10 @@ inline void xd_int4_mma(__global T* out, __global const T* x, __global const uch
 #pragma unroll
           for (int r = 0; r < 4; ++r) {
             const uint v = words[r];
-            t = xd_i4m_mma(t, a[r].s0, c[r].s0, a[r].s1, c[r].s1, xd_i4m_pair(v, 0, nz[u][j]),
-                           xd_i4m_pair(v, 1, nz[u][j]));
-            t = xd_i4m_mma(t, a[r].s2, c[r].s2, a[r].s3, c[r].s3, xd_i4m_pair(v, 2, nz[u][j]),
-                           xd_i4m_pair(v, 3, nz[u][j]));
+            t = xd_i4m_mma(t, a[r].s0, c[r].s0, a[r].s1, c[r].s1, xd_i4m_pair(v, 0, nz[j]),
+                           xd_i4m_pair(v, 1, nz[j]));
+            t = xd_i4m_mma(t, a[r].s2, c[r].s2, a[r].s3, c[r].s3, xd_i4m_pair(v, 2, nz[j]),
+                           xd_i4m_pair(v, 3, nz[j]));
           }
           // Lane (g, t) holds rows g and g + 8 of tile columns 2t and 2t + 1: scale them.
           const float s0 = sc[u][j], s1 = sc[u][XD_I4M_NT + j];

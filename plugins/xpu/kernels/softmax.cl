@@ -85,6 +85,11 @@ inline void xd_wg_online(CT* m, CT* s, __local CT* sm, __local CT* ss) {
           if (j + 2 < len) v.s2 = XD_LD(in, xo + j + 2);                                                          \
         }                                                                                                         \
         cache[k] = v;                                                                                             \
+      }                                                                                                           \
+      /* Every load of the row is issued before the first use (the loads sit in branches, which */               \
+      /* the compiler does not move a load across), so the row costs one memory latency. */                      \
+      _Pragma("unroll") for (int k = 0; k < ITEMS; ++k) {                                                   \
+        const CT4 v = cache[k];                                                                                   \
         m = xd_sm_max(xd_sm_max(xd_sm_max(xd_sm_max(m, v.s0), v.s1), v.s2), v.s3);                                \
       }                                                                                                           \
       /* The row maximum (cheap to combine), then exp once per element and the sum. Combining */                  \

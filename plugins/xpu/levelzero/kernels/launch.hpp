@@ -77,7 +77,7 @@ class launch {
   // `groups` work-groups of kWorkGroup work-items along x (a work-group per row or output).
   void run_groups(uint64_t groups);
   // `work` work-items in one dimension, group size from zeKernelSuggestGroupSize: for kernels
-  // without a required group size (pointwise, the _lane kernels, xd_rms_norm_dw).
+  // without a required group size (pointwise, the _lane kernels).
   void run(uint64_t work);
   // `groups` work-groups of the fixed size `local` (the kernel's reqd_work_group_size), checked
   // against the kernel's and the device's limits first (XD_ERR_NOT_IMPLEMENTED naming the

@@ -69,7 +69,7 @@ xd_status run_rms_norm_backward(const xd_kernel_call* c) {
         const int64_t zero_groups = 0, poff = 0;
         launch kf(c, "rms_norm", tag, "xd_rms_norm_dw");
         kf.ptr(*dw).ptr(*dw).value(poff).value(zero_groups).value(DL).value(n);
-        kf.run(static_cast<uint64_t>(n));
+        kf.run_groups(static_cast<uint64_t>(xpu::rms_dw_groups(n, kWorkGroup)));
       }
       return;
     }
@@ -94,7 +94,7 @@ xd_status run_rms_norm_backward(const xd_kernel_call* c) {
       const xpu::layout DL = layout_of(k, dw->sizes, {operand_of(*dw)});
       launch kf(c, "rms_norm", tag, "xd_rms_norm_dw");
       kf.ptr(*dw).ptr(part.base).value(poff).value(groups).value(DL).value(n);
-      kf.run(static_cast<uint64_t>(n));
+      kf.run_groups(static_cast<uint64_t>(xpu::rms_dw_groups(n, kWorkGroup)));
     }
   });
 }

@@ -76,7 +76,8 @@ xd_status run_rms_norm_backward(const xd_kernel_call* c) {
         const cl_long zero_groups = 0, poff = 0;
         launch kf(c, prog, "xd_rms_norm_dw");
         kf.mem(*dw).mem(*dw).arg(poff).arg(zero_groups).arg(DL).arg(n);
-        kf.run(static_cast<size_t>(n), dev.work_group);
+        kf.run(static_cast<size_t>(xpu::rms_dw_groups(n, static_cast<int64_t>(dev.work_group))) * dev.work_group,
+               dev.work_group);
       }
       return;
     }
@@ -105,7 +106,8 @@ xd_status run_rms_norm_backward(const xd_kernel_call* c) {
       const cl_long ngroups = groups;
       launch kf(c, prog, "xd_rms_norm_dw");
       kf.mem(*dw).mem(part.mem).arg(poff).arg(ngroups).arg(DL).arg(n);
-      kf.run(static_cast<size_t>(n), dev.work_group);
+      kf.run(static_cast<size_t>(xpu::rms_dw_groups(n, static_cast<int64_t>(dev.work_group))) * dev.work_group,
+             dev.work_group);
     }
   });
 }

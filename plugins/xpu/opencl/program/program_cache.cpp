@@ -120,6 +120,8 @@ std::string program_cache::build_options(const program_id& id) const {
   if (device_.int_dot) o += " -DXD_HAS_INT_DOT";
   // int4.cl's tensor-core kernel (inline PTX).
   if (device_.nv_mma) o += " -DXD_NV_MMA";
+  // common.cl's work-group reductions through warp shuffles (inline PTX).
+  if (device_.nv_shfl) o += " -DXD_NV_SHFL";
   // Exact float division and sqrt, as the reference computes them (div, sqrt, rsqrt, softmax).
   if (device_.correctly_rounded_sqrt) o += " -cl-fp32-correctly-rounded-divide-sqrt";
   if (const char* extra = secure_getenv("XD_OPENCL_BUILD_OPTIONS"); extra != nullptr && *extra != '\0')

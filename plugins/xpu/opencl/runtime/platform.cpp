@@ -77,7 +77,9 @@ std::unique_ptr<device> describe(cl_platform_id p, cl_device_id id) {
       (device_value<cl_device_fp_config>(id, CL_DEVICE_SINGLE_FP_CONFIG, 0) & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
   if (has_extension(ext, "cl_nv_device_attribute_query")) {
     constexpr cl_device_info kComputeCapabilityMajorNv = 0x4000;  // CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV
-    d->nv_mma = device_value<cl_uint>(id, kComputeCapabilityMajorNv, 0) >= 8;
+    const cl_uint major = device_value<cl_uint>(id, kComputeCapabilityMajorNv, 0);
+    d->nv_mma = major >= 8;
+    d->nv_shfl = major >= 7;
   }
   d->global_memory = device_value<cl_ulong>(id, CL_DEVICE_GLOBAL_MEM_SIZE, 0);
   d->max_alloc = device_value<cl_ulong>(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE, 0);

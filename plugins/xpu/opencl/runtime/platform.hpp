@@ -30,6 +30,9 @@ struct device {
   // An NVIDIA GPU of compute capability >= 8.0 (cl_nv_device_attribute_query): its OpenCL compiler
   // takes inline PTX, so int4.cl's tensor-core kernel is built (-DXD_NV_MMA).
   bool nv_mma = false;
+  // An NVIDIA GPU of compute capability >= 7.0: work-group reductions fold each warp through
+  // inline-PTX shuffles (common.cl, -DXD_NV_SHFL).
+  bool nv_shfl = false;
   uint64_t global_memory = 0;
   uint64_t max_alloc = 0;
   uint32_t compute_units = 0;
