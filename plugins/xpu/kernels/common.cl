@@ -387,8 +387,9 @@ inline void xd_raw_store4(__global T* p, long o, long s, XD_CAT(T, 4) v) {
 #endif
 #define XD_SHORT_ITEMS (XD_ROW_ITEMS / 2)
 
-// Work-group reductions over XD_WG work-items through local memory (OpenCL 1.2 has no
-// portable sub-group shuffles). `scratch` holds XD_WG values; every work-item gets the result.
+// Work-group reductions over XD_WG work-items: through local memory on every device (OpenCL 1.2
+// has no portable sub-group shuffles), warp shuffles first on NVIDIA GPUs (XD_NV_SHFL, below).
+// `scratch` holds XD_WG values; every work-item gets the result.
 #ifndef XD_WG
 #define XD_WG 256
 #endif
