@@ -420,13 +420,21 @@ void matmul_cases(Builder& b) {
     int64_t B, m, k, n;
     Layout la = Layout::contiguous, lb = Layout::contiguous;
   };
-  std::vector<M> ms = {{1, 1, 1, 1},     {2, 0, 5, 3},  {2, 5, 0, 3},  {3, 7, 13, 11}, {1, 64, 64, 64},
+  std::vector<M> ms = {{1, 1, 1, 1},
+                       {2, 0, 5, 3},
+                       {2, 5, 0, 3},
+                       {3, 7, 13, 11},
+                       {1, 64, 64, 64},
                        {2, 13, 17, 11, Layout::transposed, Layout::contiguous},
                        {2, 13, 17, 11, Layout::contiguous, Layout::transposed},
-                       {2, 9, 33, 7, Layout::sliced, Layout::sliced},  {1, 1, 4099, 3}};
+                       {2, 9, 33, 7, Layout::sliced, Layout::sliced},
+                       {1, 1, 4099, 3},
+                       // register-tiled, dense operands: rows and columns past a tile, k past a step
+                       {1, 130, 36, 132}};
   if (!b.quick) {
     ms.push_back({2, 129, 257, 65});
     ms.push_back({1, 512, 512, 512});
+    ms.push_back({2, 200, 100, 260});
     ms.push_back({4, 65, 96, 130, Layout::transposed, Layout::transposed});
   }
   const char* a_name = kind == OpKind::addmm ? "mat1" : kind == OpKind::baddbmm ? "batch1" : "self";

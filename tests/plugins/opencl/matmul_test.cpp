@@ -1,5 +1,6 @@
-// mm, addmm, bmm and baddbmm on the opencl device against the CPU reference: both kernels (the
-// register-tiled one for large shapes, the tiled one for small and skinny shapes), transposed
+// mm, addmm, bmm and baddbmm on the opencl device against the CPU reference: every kernel (the
+// register-tiled ones for large shapes — general, and dense with aligned operands — and the tiled
+// one for small and skinny shapes), transposed
 // and strided operands, edges that do not fill a tile, K = 0, beta = 0 with NaN in the input,
 // and broadcast inputs.
 #include "test_util.hpp"
@@ -25,11 +26,18 @@ struct MmCase {
 };
 
 std::vector<MmCase> mm_cases() {
-  return {{"tiny 1x1x1", 1, 1, 1, false, false},     {"small odd 5x3x7", 5, 3, 7, false, false},
-          {"skinny 200x9x3", 200, 9, 3, false, false}, {"big tiles 130x70x150", 130, 70, 150, false, false},
-          {"big, a transposed", 129, 33, 140, true, false}, {"big, b transposed", 140, 40, 129, false, true},
-          {"big, both transposed", 136, 17, 131, true, true}, {"small, both transposed", 20, 30, 10, true, true},
-          {"K = 0", 6, 0, 5, false, false}};
+  return {{"tiny 1x1x1", 1, 1, 1, false, false},
+          {"small odd 5x3x7", 5, 3, 7, false, false},
+          {"skinny 200x9x3", 200, 9, 3, false, false},
+          {"big tiles 130x70x150", 130, 70, 150, false, false},
+          {"big, a transposed", 129, 33, 140, true, false},
+          {"big, b transposed", 140, 40, 129, false, true},
+          {"big, both transposed", 136, 17, 131, true, true},
+          {"small, both transposed", 20, 30, 10, true, true},
+          {"K = 0", 6, 0, 5, false, false},
+          // dense operands (n, k multiples of 4): a tile past m and n, k past a step, k under a step
+          {"big dense 130x36x132", 130, 36, 132, false, false},
+          {"big dense, k < step 256x12x128", 256, 12, 128, false, false}};
 }
 
 Tensor operand(int64_t rows, int64_t cols, bool transposed, Dtype d, uint32_t seed) {
