@@ -43,13 +43,22 @@ std::vector<Case> int4_cases(const OpSchema& schema, Dtype dtype, bool quick) {
       int64_t m, k, n, g;
       Layout lx = Layout::contiguous;
     };
-    std::vector<S> ss = {{1, 32, 1, 32},   {0, 64, 5, 32},     {3, 64, 8, 32},
-                         {7, 256, 33, 64}, {5, 384, 17, 128},  {16, 512, 40, 256},
-                         {17, 128, 9, 32}, {1, 4096, 64, 128}, {6, 96, 10, 32, Layout::transposed}};
+    std::vector<S> ss = {{1, 32, 1, 32},
+                         {0, 64, 5, 32},
+                         {3, 64, 8, 32},
+                         {7, 256, 33, 64},
+                         {5, 384, 17, 128},
+                         {16, 512, 40, 256},
+                         {17, 128, 9, 32},
+                         {1, 4096, 64, 128},
+                         {6, 96, 10, 32, Layout::transposed},
+                         // M = 1 with whole column groups of 8 but not whole blocks (the aligned gemv)
+                         {1, 256, 72, 64}};
     if (!quick) {
       ss.push_back({64, 1024, 96, 128});
       ss.push_back({33, 2048, 130, 32});
       ss.push_back({2, 8192, 256, 64});
+      ss.push_back({1, 1024, 200, 32});
     }
     for (const S& s : ss) {
       Case c = base(schema, dtype, dims(s.m, s.k, s.n, s.g) + (s.lx == Layout::transposed ? ".T" : ""), s.g);

@@ -89,8 +89,8 @@ const row kRows[] = {
     // int4: the gemv kernel of the smallest row block that holds M, or the tiled one.
     {XD_OP_WEIGHT_INT4_MM,
      "int4",
-     {"xd_int4_gemv_m1", "xd_int4_gemv_m2", "xd_int4_gemv_m4", "xd_int4_gemv_m8", "xd_int4_gemv_m16",
-      "xd_int4_mm_tiled"},
+     {"xd_int4_gemv_m1", "xd_int4_gemv_m1_dense", "xd_int4_gemv_m2", "xd_int4_gemv_m4", "xd_int4_gemv_m8",
+      "xd_int4_gemv_m16", "xd_int4_mm_tiled"},
      int4_mm_dtype},
     {XD_OP_QUANTIZE_INT4, "int4", {"xd_quantize_int4"}, quantize_dtype},
     // One entry point for i32 and i64 indices (sparse.cl reads them by a uniform flag).

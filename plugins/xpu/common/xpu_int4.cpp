@@ -4,6 +4,7 @@
 #include "xpu_dtype.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 
 namespace xd::xpu {
@@ -113,7 +114,13 @@ int4_plan plan_int4_mm(const int4_args& a, int64_t wg, int64_t max_groups_y, boo
   }
   if (a.m <= kInt4GemvMaxM) {
     p.gemv = true;
-    p.entry = a.m <= 1   ? "xd_int4_gemv_m1"
+    // xd_int4_gemv_m1_dense: every operand aligned for its wide loads, whole column groups of
+    // XD_I4D_R (a multiple of 4, for the scales' and zero points' loads), 32-bit chunk indices.
+    const bool dense = a.m <= 1 && a.w_off % 16 == 0 && a.x_off % 4 == 0 && a.s_off % 4 == 0 && a.z_off % 4 == 0 &&
+                       tune.direct_cols % 4 == 0 && a.n >= tune.direct_cols && a.n % tune.direct_cols == 0 &&
+                       a.k <= INT32_MAX;
+    p.entry = dense      ? "xd_int4_gemv_m1_dense"
+              : a.m <= 1 ? "xd_int4_gemv_m1"
               : a.m <= 2 ? "xd_int4_gemv_m2"
               : a.m <= 4 ? "xd_int4_gemv_m4"
               : a.m <= 8 ? "xd_int4_gemv_m8"

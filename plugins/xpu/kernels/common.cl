@@ -296,6 +296,12 @@ inline CT4 xd_load4(__global const T* p, long o, long s) {
   return (CT4)(XD_DEC(p[o]), XD_DEC(p[o + s]), XD_DEC(p[o + 2 * s]), XD_DEC(p[o + 3 * s]));
 }
 
+// Four consecutive elements at a vector-aligned address (the caller guarantees the alignment).
+inline CT4 xd_vec4(__global const T* p) {
+  const XD_CAT(T, 4) v = *(__global const XD_CAT(T, 4)*)p;
+  return (CT4)(XD_DEC(v.s0), XD_DEC(v.s1), XD_DEC(v.s2), XD_DEC(v.s3));
+}
+
 inline void xd_store4(__global T* p, long o, long s, CT4 v) {
   const XD_CAT(T, 4) e = (XD_CAT(T, 4))(XD_ENC(v.s0), XD_ENC(v.s1), XD_ENC(v.s2), XD_ENC(v.s3));
   if (s == 1) {

@@ -4,6 +4,7 @@
 // dense row-major (the host copies others first); offsets arrive in elements (bytes for u8/i8).
 //
 //   xd_int4_gemv_m1     M = 1, the decode case, bound by reading the weights: see below.
+//   xd_int4_gemv_m1_dense  the same where every operand is aligned for wide loads (host-checked).
 //   xd_int4_gemv_m<MB>  M <= MB (2, 4, 8, 16). A work-group of XD_WG work-items owns XD_I4_COLS
 //                       output columns, with XD_I4_LANES work-items per column splitting K into
 //                       32-element chunks: a chunk is one 16-byte load of the column's weight row,
@@ -58,17 +59,42 @@ inline uint4 xd_i4_load16(__global const uchar* p, long o) {
   return (((ulong)a) & 15) == 0 ? *(__global const uint4*)a : as_uint4(vload16(0, a));
 }
 
-// Eight codes of one little-endian word, minus the zero point: out[i] = q(k0 + i) - zero.
-inline void xd_i4_word(uint v, float4 zc, float* out) {
+// The four exponents OR-ed in above, held in registers (xd_i4_magic): mask-and-OR is then one
+// LOP3, where two literals would cost an AND and an OR (a LOP3 holds one immediate). `k` is the
+// problem's K: k >> 62 is 0 for every valid K, but not known to be, so the compiler cannot fold
+// the constants back into immediates. On NVIDIA (XD_NV_SHFL: the compiler takes inline PTX) the
+// LOP3 is written out, since the compiler re-associates the plain expression into two ops again.
+inline uint4 xd_i4_magic(long k) {
+  return (uint4)(0x4B000000u, 0x49000000u, 0x47000000u, 0x45000000u) | (uint)(k >> 62);
+}
+#ifdef XD_NV_SHFL
+#define XD_I4_LOP(NAME, MASK)                                                       \
+  inline uint NAME(uint v, uint magic) {                                            \
+    uint d;                                                                         \
+    XD_ASM("lop3.b32 %0, %1, " #MASK ", %2, 0xEA;" : "=r"(d) : "r"(v), "r"(magic)); \
+    return d;                                                                       \
+  }
+#else
+#define XD_I4_LOP(NAME, MASK) \
+  inline uint NAME(uint v, uint magic) { return (v & MASK) | magic; }
+#endif
+XD_I4_LOP(xd_i4_nib0, 0xF)
+XD_I4_LOP(xd_i4_nib1, 0xF0)
+XD_I4_LOP(xd_i4_nib2, 0xF00)
+XD_I4_LOP(xd_i4_nib3, 0xF000)
+
+// Eight codes of one little-endian word, minus the zero point: out[i] = q(k0 + i) - zero
+// (mg: xd_i4_magic).
+inline void xd_i4_word(uint v, uint4 mg, float4 zc, float* out) {
   const uint h = v >> 16;
-  out[0] = as_float(0x4B000000u | (v & 0xFu)) - zc.s0;
-  out[1] = as_float(0x49000000u | (v & 0xF0u)) - zc.s1;
-  out[2] = as_float(0x47000000u | (v & 0xF00u)) - zc.s2;
-  out[3] = as_float(0x45000000u | (v & 0xF000u)) - zc.s3;
-  out[4] = as_float(0x4B000000u | (h & 0xFu)) - zc.s0;
-  out[5] = as_float(0x49000000u | (h & 0xF0u)) - zc.s1;
-  out[6] = as_float(0x47000000u | (h & 0xF00u)) - zc.s2;
-  out[7] = as_float(0x45000000u | (h & 0xF000u)) - zc.s3;
+  out[0] = as_float(xd_i4_nib0(v, mg.s0)) - zc.s0;
+  out[1] = as_float(xd_i4_nib1(v, mg.s1)) - zc.s1;
+  out[2] = as_float(xd_i4_nib2(v, mg.s2)) - zc.s2;
+  out[3] = as_float(xd_i4_nib3(v, mg.s3)) - zc.s3;
+  out[4] = as_float(xd_i4_nib0(h, mg.s0)) - zc.s0;
+  out[5] = as_float(xd_i4_nib1(h, mg.s1)) - zc.s1;
+  out[6] = as_float(xd_i4_nib2(h, mg.s2)) - zc.s2;
+  out[7] = as_float(xd_i4_nib3(h, mg.s3)) - zc.s3;
 }
 
 // `count` consecutive scales (zero points) from index o, those at or past `avail` as 0: wide loads
@@ -109,6 +135,7 @@ inline void xd_int4_gemv(__global T* out, __global const T* x, __global const uc
   const int live = n < A.n;
   const long chunks = A.k / 32;
   const long row = A.w_off + n * (A.k / 2);
+  const uint4 mg = xd_i4_magic(A.k);
   float acc[16];
 #pragma unroll
   for (int m = 0; m < MB; ++m) acc[m] = 0.0f;
@@ -135,10 +162,10 @@ inline void xd_int4_gemv(__global T* out, __global const T* x, __global const uc
     barrier(CLK_LOCAL_MEM_FENCE);
     if (mine) {
       float wv[32];
-      xd_i4_word(q.s0, zc, wv);
-      xd_i4_word(q.s1, zc, wv + 8);
-      xd_i4_word(q.s2, zc, wv + 16);
-      xd_i4_word(q.s3, zc, wv + 24);
+      xd_i4_word(q.s0, mg, zc, wv);
+      xd_i4_word(q.s1, mg, zc, wv + 8);
+      xd_i4_word(q.s2, mg, zc, wv + 16);
+      xd_i4_word(q.s3, mg, zc, wv + 24);
 #pragma unroll
       for (int m = 0; m < MB; ++m) {
         __local const float4* xr = (__local const float4*)(xs + m * (XD_I4_LANES * XD_I4_PAD) + lane * XD_I4_PAD);
@@ -208,6 +235,35 @@ XD_I4_GEMV(16)
 #define XD_I4D_CG (XD_WG / XD_I4D_L)      // column groups per work-group
 #define XD_I4D_COLS (XD_I4D_CG * XD_I4D_R)  // columns per block
 
+// One 32-chunk of XD_I4D_R columns: acc[r] += sc[r] * sum_i x_i * (q_r,i - zr[r]), computed as
+// sum x * q - zero * sum x: the codes decode without the zero point, so its constants need no
+// registers per column, and the input's sum is shared by the columns. `xp`: the chunk's 32
+// inputs; `aligned`: xp is 4-element aligned (wide loads without a test).
+inline void xd_i4d_chunk(const uint4* q, const float* sc, const float* zr, __global const T* xp, const int aligned,
+                         uint4 mg, float* acc) {
+  float d[XD_I4D_R];
+#pragma unroll
+  for (int r = 0; r < XD_I4D_R; ++r) d[r] = 0.0f;
+  float xs = 0.0f;
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    const float4 x0 = aligned ? xd_vec4(xp + 8 * j) : xd_load4(xp, 8 * j, 1);
+    const float4 x1 = aligned ? xd_vec4(xp + 8 * j + 4) : xd_load4(xp, 8 * j + 4, 1);
+    xs += ((x0.s0 + x0.s1) + (x0.s2 + x0.s3)) + ((x1.s0 + x1.s1) + (x1.s2 + x1.s3));
+    const float xv[8] = {x0.s0, x0.s1, x0.s2, x0.s3, x1.s0, x1.s1, x1.s2, x1.s3};
+#pragma unroll
+    for (int r = 0; r < XD_I4D_R; ++r) {
+      const uint v = j == 0 ? q[r].s0 : j == 1 ? q[r].s1 : j == 2 ? q[r].s2 : q[r].s3;
+      float wv[8];
+      xd_i4_word(v, mg, xd_i4_zc(0.0f), wv);
+#pragma unroll
+      for (int i = 0; i < 8; ++i) d[r] = fma(xv[i], wv[i], d[r]);
+    }
+  }
+#pragma unroll
+  for (int r = 0; r < XD_I4D_R; ++r) acc[r] = fma(fma(-zr[r], xs, d[r]), sc[r], acc[r]);
+}
+
 __kernel __attribute__((reqd_work_group_size(XD_WG, 1, 1))) void xd_int4_gemv_m1(
     __global T* out, __global const T* x, __global const uchar* w, __global const T* s, __global const char* z,
     const xd_int4 A) {
@@ -216,6 +272,7 @@ __kernel __attribute__((reqd_work_group_size(XD_WG, 1, 1))) void xd_int4_gemv_m1
   const int lane = lid % XD_I4D_L, cg = lid / XD_I4D_L;
   const long chunks = A.k / 32, half_k = A.k / 2;
   const long blocks = (A.n + XD_I4D_COLS - 1) / XD_I4D_COLS;
+  const uint4 mg = xd_i4_magic(A.k);
   for (long b = (long)get_group_id(0); b < blocks; b += (long)get_num_groups(0)) {
     const long n0 = (b * XD_I4D_CG + cg) * XD_I4D_R;
     float acc[XD_I4D_R];
@@ -241,33 +298,66 @@ __kernel __attribute__((reqd_work_group_size(XD_WG, 1, 1))) void xd_int4_gemv_m1
 #pragma unroll
       for (int u = 0; u < XD_I4D_U; ++u) {
         const long c = c0 + (long)u * XD_I4D_L;
-        if (c < chunks) {
-          // sum x * (q - zero) = sum x * q - zero * sum x: the codes decode without the zero point,
-          // so its constants need no registers per column (xd_i4_word), and the input's sum is
-          // shared by the R columns.
-          float d[XD_I4D_R];
-#pragma unroll
-          for (int r = 0; r < XD_I4D_R; ++r) d[r] = 0.0f;
-          float xs = 0.0f;
-#pragma unroll
-          for (int j = 0; j < 4; ++j) {
-            const float4 x0 = xd_load4(x, A.x_off + c * 32 + 8 * j, 1);
-            const float4 x1 = xd_load4(x, A.x_off + c * 32 + 8 * j + 4, 1);
-            xs += ((x0.s0 + x0.s1) + (x0.s2 + x0.s3)) + ((x1.s0 + x1.s1) + (x1.s2 + x1.s3));
-            const float xv[8] = {x0.s0, x0.s1, x0.s2, x0.s3, x1.s0, x1.s1, x1.s2, x1.s3};
-#pragma unroll
-            for (int r = 0; r < XD_I4D_R; ++r) {
-              const uint v = j == 0 ? q[u][r].s0 : j == 1 ? q[u][r].s1 : j == 2 ? q[u][r].s2 : q[u][r].s3;
-              float wv[8];
-              xd_i4_word(v, xd_i4_zc(0.0f), wv);
-#pragma unroll
-              for (int i = 0; i < 8; ++i) d[r] = fma(xv[i], wv[i], d[r]);
-            }
-          }
-#pragma unroll
-          for (int r = 0; r < XD_I4D_R; ++r) acc[r] = fma(fma(-zr[u][r], xs, d[r]), sc[u][r], acc[r]);
-        }
+        if (c < chunks) xd_i4d_chunk(q[u], sc[u], zr[u], x + A.x_off + c * 32, 0, mg, acc);
       }
+    }
+    // The XD_I4D_L partials of each column, summed in lane order.
+    barrier(CLK_LOCAL_MEM_FENCE);  // the previous block's readers are done
+#pragma unroll
+    for (int r = 0; r < XD_I4D_R; ++r) part[r * XD_WG + lid] = acc[r];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid < XD_I4D_COLS) {
+      const int oc = lid / XD_I4D_R, r = lid % XD_I4D_R;
+      const long n = (b * XD_I4D_CG + oc) * XD_I4D_R + r;
+      if (n < A.n) {
+        float t = 0.0f;
+        for (int l = 0; l < XD_I4D_L; ++l) t += part[r * XD_WG + oc * XD_I4D_L + l];
+        XD_ST(out, A.o_off + n, t);
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------- M = 1, aligned operands
+// xd_int4_gemv_m1's split and arithmetic where the host has checked alignment (xpu::plan_int4_mm):
+// the weight's offset a multiple of 16 bytes, the input's, scales' and zero points' offsets
+// multiples of 4 elements, N a multiple of XD_I4D_R (itself a multiple of 4). Every load is one
+// aligned vector with no test, indices are 32-bit within a row, and a column group past N
+// recomputes the last group (never stored). About 10% faster on an H100 (docs/performance.md).
+__kernel __attribute__((reqd_work_group_size(XD_WG, 1, 1))) void xd_int4_gemv_m1_dense(
+    __global T* out, __global const T* x, __global const uchar* w, __global const T* s, __global const char* z,
+    const xd_int4 A) {
+  __local float part[XD_I4D_R * XD_WG];
+  const int lid = (int)get_local_id(0);
+  const int lane = lid % XD_I4D_L, cg = lid / XD_I4D_L;
+  const int chunks = (int)(A.k / 32), group = (int)A.group;
+  const long blocks = (A.n + XD_I4D_COLS - 1) / XD_I4D_COLS;
+  const uint4 mg = xd_i4_magic(A.k);
+  __global const T* xr = x + A.x_off;
+  for (long b = (long)get_group_id(0); b < blocks; b += (long)get_num_groups(0)) {
+    const long n0 = min((b * XD_I4D_CG + cg) * XD_I4D_R, A.n - XD_I4D_R);
+    __global const uint4* wr = (__global const uint4*)(w + A.w_off) + n0 * chunks;
+    __global const T* sr = s + A.s_off + n0;
+    __global const char* zp = z + A.z_off + n0;
+    float acc[XD_I4D_R];
+#pragma unroll
+    for (int r = 0; r < XD_I4D_R; ++r) acc[r] = 0.0f;
+    for (int c = lane; c < chunks; c += XD_I4D_L) {
+      // The weights first (a use between two loads holds the later one back), then the
+      // neighbouring columns' scales and zero points in wide loads.
+      uint4 q[XD_I4D_R];
+#pragma unroll
+      for (int r = 0; r < XD_I4D_R; ++r) q[r] = wr[r * chunks + c];
+      const long gi = (long)((c * 32) / group) * A.n;
+      float sc[XD_I4D_R], zr[XD_I4D_R];
+#pragma unroll
+      for (int r = 0; r < XD_I4D_R; r += 4) {
+        const float4 v = xd_vec4(sr + gi + r);
+        const char4 e = *(__global const char4*)(zp + gi + r);
+        sc[r] = v.s0, sc[r + 1] = v.s1, sc[r + 2] = v.s2, sc[r + 3] = v.s3;
+        zr[r] = (float)e.s0, zr[r + 1] = (float)e.s1, zr[r + 2] = (float)e.s2, zr[r + 3] = (float)e.s3;
+      }
+      xd_i4d_chunk(q, sc, zr, xr + c * 32, 1, mg, acc);
     }
     // The XD_I4D_L partials of each column, summed in lane order.
     barrier(CLK_LOCAL_MEM_FENCE);  // the previous block's readers are done
@@ -380,9 +470,12 @@ inline float4 xd_i4m_mma(float4 c, uint a0, uint a1, uint a2, uint a3, uint b0, 
   return c;
 }
 
-// Pair i (0..3) of a weight word: codes i and i + 4 as q - zero (neg_zero: -(base + zero)).
-inline uint xd_i4m_pair(uint v, int i, uint neg_zero) {
-  return xd_i4m_fma2(((v >> (4 * i)) & 0x000F000Fu) | XD_I4M_MAGIC, XD_I4M_ONE, neg_zero);
+// Pair i (0..3) of a weight word: codes i and i + 4 as q - zero (neg_zero: -(base + zero); magic:
+// XD_I4M_MAGIC in a register, so that mask-and-OR is one LOP3, as in xd_i4_magic).
+inline uint xd_i4m_pair(uint v, int i, uint neg_zero, uint magic) {
+  uint t;
+  XD_ASM("lop3.b32 %0, %1, 0x000F000F, %2, 0xEA;" : "=r"(t) : "r"(v >> (4 * i)), "r"(magic));
+  return xd_i4m_fma2(t, XD_I4M_ONE, neg_zero);
 }
 
 // Eight consecutive inputs x0..x7 (two per word) as the pairs (x_i, x_i+4), matching the weight
@@ -402,6 +495,7 @@ inline void xd_int4_mma(__global T* out, __global const T* x, __global const uch
   const long rows = min(A.m - row0, HI ? 16L : 8L);
   __global const uchar* xb = (__global const uchar*)x;
   const long xlo = 2 * (A.x_off + (row0 + g8) * A.k), xhi = xlo + 16 * A.k;
+  const uint magic = XD_I4M_MAGIC | (uint)(A.k >> 62);  // k >> 62 == 0, opaque: see xd_i4_magic
   for (long b = (long)get_group_id(0); b < blocks; b += (long)get_num_groups(0)) {
     const long col0 = b * XD_I4M_NT * 8;
     float4 acc[XD_I4M_NT];
@@ -454,10 +548,10 @@ inline void xd_int4_mma(__global T* out, __global const T* x, __global const uch
 #pragma unroll
           for (int r = 0; r < 4; ++r) {
             const uint v = words[r];
-            t = xd_i4m_mma(t, a[r].s0, c[r].s0, a[r].s1, c[r].s1, xd_i4m_pair(v, 0, nz[j]),
-                           xd_i4m_pair(v, 1, nz[j]));
-            t = xd_i4m_mma(t, a[r].s2, c[r].s2, a[r].s3, c[r].s3, xd_i4m_pair(v, 2, nz[j]),
-                           xd_i4m_pair(v, 3, nz[j]));
+            t = xd_i4m_mma(t, a[r].s0, c[r].s0, a[r].s1, c[r].s1, xd_i4m_pair(v, 0, nz[j], magic),
+                           xd_i4m_pair(v, 1, nz[j], magic));
+            t = xd_i4m_mma(t, a[r].s2, c[r].s2, a[r].s3, c[r].s3, xd_i4m_pair(v, 2, nz[j], magic),
+                           xd_i4m_pair(v, 3, nz[j], magic));
           }
           // Lane (g, t) holds rows g and g + 8 of tile columns 2t and 2t + 1: scale them.
           const float s0 = sc[u][j], s1 = sc[u][XD_I4M_NT + j];

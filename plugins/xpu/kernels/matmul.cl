@@ -226,12 +226,6 @@ __kernel __attribute__((reqd_work_group_size(16, 16, 1))) void xd_gemm_big(
 
   xd_gemm_big_store(c, in, G, bt, m0, n0, tx, ty, acc);
 }
-// Four consecutive elements at a vector-aligned address.
-inline CT4 xd_vec4(__global const T* p) {
-  const XD_CAT(T, 4) v = *(__global const XD_CAT(T, 4)*)p;
-  return (CT4)(XD_DEC(v.s0), XD_DEC(v.s1), XD_DEC(v.s2), XD_DEC(v.s3));
-}
-
 __kernel __attribute__((reqd_work_group_size(16, 16, 1))) void xd_gemm_big_dense(__global T* c, __global const T* a,
                                                                                  __global const T* b,
                                                                                  __global const T* in, const xd_gemm G,

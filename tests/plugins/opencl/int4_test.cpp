@@ -1,7 +1,8 @@
 // weight_int4_mm and quantize_int4 on the opencl device against the CPU reference: every gemv
-// row block (M = 1, 2, 3, 5, 16) and the tiled kernel (M = 17, 70), group sizes 32 to 512, K not
-// a multiple of the staged tile, N not a multiple of a work-group's columns, a weight whose byte
-// offset is not 16-aligned, and the quantizer bit for bit (ties and the bf16 scale rounding).
+// row block (M = 1, 2, 3, 5, 16; M = 1 both the general and the aligned kernel) and the tiled
+// kernel (M = 17, 70), group sizes 32 to 512, K not a multiple of the staged tile, N not a multiple
+// of a work-group's columns, a weight whose byte offset is not 16-aligned, and the quantizer bit
+// for bit (ties and the bf16 scale rounding).
 #include "support/throws_exactly.hpp"
 #include "test_util.hpp"
 
@@ -35,9 +36,9 @@ std::vector<Tensor> operands(const Problem& p, Dtype d, uint32_t seed) {
 }
 
 TEST(OpenclInt4, WeightInt4MmMatchesTheCpu) {
-  const std::vector<Problem> problems = {{1, 32, 1, 32},     {1, 4096, 300, 128}, {2, 544, 17, 32},
-                                         {3, 1024, 64, 256}, {5, 96, 33, 32},     {16, 2048, 40, 512},
-                                         {17, 128, 9, 32},   {70, 640, 45, 64},   {0, 64, 8, 32}};
+  const std::vector<Problem> problems = {{1, 32, 1, 32},  {1, 4096, 300, 128}, {2, 544, 17, 32}, {3, 1024, 64, 256},
+                                         {5, 96, 33, 32}, {16, 2048, 40, 512}, {17, 128, 9, 32}, {70, 640, 45, 64},
+                                         {0, 64, 8, 32},  {1, 2048, 72, 64}};
   for (Dtype d : {Dtype::f32, Dtype::f16, Dtype::bf16})
     for (const Problem& p : problems) {
       const auto in = operands(p, d, static_cast<uint32_t>(p.m * 7 + p.n));
@@ -49,15 +50,17 @@ TEST(OpenclInt4, WeightInt4MmMatchesTheCpu) {
 }
 
 TEST(OpenclInt4, UnalignedWeightRowsStillLoad) {
-  // A weight that is a slice starting one byte into its buffer: the 16-byte loads fall back.
-  const Problem p{4, 256, 12, 64};
-  const auto in = operands(p, Dtype::f32, 5);
-  const Tensor big =
-      make(random_values(static_cast<size_t>(p.n * p.k / 2 + 1), 0, 256, Dtype::u8, 9), {p.n * p.k / 2 + 1}, Dtype::u8);
-  const auto run = [&](const std::vector<Tensor>& v) {
-    return xd::weight_int4_mm(v[0], v[1].slice(0, 1, p.n * p.k / 2 + 1).view({p.n, p.k / 2}), v[2], v[3], p.g);
-  };
-  EXPECT_TRUE(same_as_cpu({in[0], big, in[2], in[3]}, run, int4_tol(Dtype::f32)));
+  // A weight that is a slice starting one byte into its buffer: the 16-byte loads fall back (M = 1:
+  // the general gemv rather than the aligned one).
+  for (const Problem& p : {Problem{4, 256, 12, 64}, Problem{1, 256, 16, 64}}) {
+    const auto in = operands(p, Dtype::f32, 5);
+    const Tensor big = make(random_values(static_cast<size_t>(p.n * p.k / 2 + 1), 0, 256, Dtype::u8, 9),
+                            {p.n * p.k / 2 + 1}, Dtype::u8);
+    const auto run = [&](const std::vector<Tensor>& v) {
+      return xd::weight_int4_mm(v[0], v[1].slice(0, 1, p.n * p.k / 2 + 1).view({p.n, p.k / 2}), v[2], v[3], p.g);
+    };
+    EXPECT_TRUE(same_as_cpu({in[0], big, in[2], in[3]}, run, int4_tol(Dtype::f32))) << "m=" << p.m;
+  }
 }
 
 TEST(OpenclInt4, QuantizeIsBitExact) {
