@@ -53,7 +53,10 @@ std::vector<Case> int4_cases(const OpSchema& schema, Dtype dtype, bool quick) {
                          {1, 4096, 64, 128},
                          {6, 96, 10, 32, Layout::transposed},
                          // M = 1 with whole column groups of 8 but not whole blocks (the aligned gemv)
-                         {1, 256, 72, 64}};
+                         {1, 256, 72, 64},
+                         // whole tiles of 32 columns, group 128 (NVIDIA: the aligned tensor-core kernels)
+                         {8, 256, 32, 128},
+                         {16, 256, 64, 128}};
     if (!quick) {
       ss.push_back({64, 1024, 96, 128});
       ss.push_back({33, 2048, 130, 32});

@@ -98,11 +98,17 @@ int4_plan plan_int4_mm(const int4_args& a, int64_t wg, int64_t max_groups_y, boo
   int4_plan p;
   // One row reads faster through xd_int4_gemv_m1 (measured on an H100: docs/performance.md).
   if (mma && a.m > 1 && a.group % kInt4MmaPiece == 0) {
-    p.entry = a.m <= 8 ? "xd_int4_mma_m8" : "xd_int4_mma_m16";
+    // The _dense kernels: the weight 16-byte aligned, the input's rows 8-element aligned, scales
+    // and zero points 4-element aligned, and only whole tiles of columns (N a multiple of a
+    // group's columns; tiles a multiple of 4, for the zero points' wide loads).
+    const int64_t cols = tune.mma_tiles * 8;
+    const bool dense = a.w_off % 16 == 0 && a.x_off % 8 == 0 && a.k % 8 == 0 && a.s_off % 4 == 0 && a.z_off % 4 == 0 &&
+                       tune.mma_tiles % 4 == 0 && a.n % cols == 0;
+    p.entry = a.m <= 8 ? (dense ? "xd_int4_mma_m8_dense" : "xd_int4_mma_m8")
+                       : (dense ? "xd_int4_mma_m16_dense" : "xd_int4_mma_m16");
     p.local[0] = 32 * tune.mma_split_k;
     p.local[1] = 1;
     p.local_bytes = tune.mma_split_k * tune.mma_tiles * 32 * 16;  // a float4 per lane and tile per warp
-    const int64_t cols = tune.mma_tiles * 8;
     for (int64_t r = 0; r < a.m && a.n > 0; r += kInt4MmaRows) {
       int4_launch l;
       l.row0 = r;

@@ -17,7 +17,9 @@
 //                       reads do not collide in banks; each column's weight load is issued before
 //                       the staging, overlapping it. The lanes' partial sums meet in local memory
 //                       at the end.
-//   xd_int4_mma_m8/16   NVIDIA only (XD_NV_MMA): f16/bf16 on the tensor cores; see below.
+//   xd_int4_mma_m8/16   NVIDIA only (XD_NV_MMA): f16/bf16 on the tensor cores; see below. The
+//                       _dense variants: aligned operands and whole tiles (host-checked), so plain
+//                       vector loads with no tests.
 //   xd_int4_mm_tiled    larger M: XD_I4_T x XD_I4_T output tiles; the weight tile is dequantized
 //                       into local memory once and used by every row of the tile.
 //   xd_quantize_int4    a work-item per (group, row): min/max, scale, zero point and codes with
@@ -485,8 +487,11 @@ inline uint4 xd_i4m_xpairs(uint4 v) {
                  (v.s1 >> 16) | (v.s3 & 0xFFFF0000u));
 }
 
+// DENSE: the host has checked that every load is aligned and every tile's columns exist
+// (xpu::plan_int4_mm): plain vector loads, no alignment tests or column bounds.
 inline void xd_int4_mma(__global T* out, __global const T* x, __global const uchar* w, __global const T* s,
-                        __global const char* z, const xd_int4 A, long row0, __local float4* part, const int HI) {
+                        __global const char* z, const xd_int4 A, long row0, __local float4* part, const int HI,
+                        const int DENSE) {
   const int ks = (int)(get_local_size(0) / 32);
   const int lid = (int)get_local_id(0);
   const int warp = lid / 32, lane = lid % 32, g8 = lane >> 2, tig = lane & 3;
@@ -515,19 +520,41 @@ inline void xd_int4_mma(__global T* out, __global const T* x, __global const uch
         // its D columns (c = 2t, 2t + 1) 2 NT neighbours, so zero points and scales come in wide
         // loads.
         const long nb = col0 + g8 * XD_I4M_NT, nd = col0 + 2 * tig * XD_I4M_NT;
+        if (DENSE) {
 #pragma unroll
-        for (int j = 0; j < XD_I4M_NT; ++j) {
-          const int in = live && nb + j < A.n;
-          q[u][j] = in ? xd_i4_load16(w, A.w_off + (nb + j) * half_k + kw / 2) : (uint4)(0u);
-        }
+          for (int j = 0; j < XD_I4M_NT; ++j)
+            q[u][j] = live ? *(__global const uint4*)(w + A.w_off + (nb + j) * half_k + kw / 2) : (uint4)(0u);
 #pragma unroll
-        for (int r = 0; r < 4; ++r) {
-          lo[u][r] = live && g8 < rows ? xd_i4_load16(xb, xlo + 2 * (kw + 8 * r)) : (uint4)(0u);
-          hi[u][r] = HI && live && g8 + 8 < rows ? xd_i4_load16(xb, xhi + 2 * (kw + 8 * r)) : (uint4)(0u);
+          for (int r = 0; r < 4; ++r) {
+            lo[u][r] = live && g8 < rows ? *(__global const uint4*)(xb + xlo + 2 * (kw + 8 * r)) : (uint4)(0u);
+            hi[u][r] =
+                HI && live && g8 + 8 < rows ? *(__global const uint4*)(xb + xhi + 2 * (kw + 8 * r)) : (uint4)(0u);
+          }
+#pragma unroll
+          for (int j = 0; j < XD_I4M_NT; j += 4) {
+            const char4 e = *(__global const char4*)(z + A.z_off + gi * A.n + nb + j);
+            zf[u][j] = (float)e.s0, zf[u][j + 1] = (float)e.s1, zf[u][j + 2] = (float)e.s2, zf[u][j + 3] = (float)e.s3;
+          }
+#pragma unroll
+          for (int j = 0; j < 2 * XD_I4M_NT; j += 4) {
+            const float4 v = xd_vec4(s + A.s_off + gi * A.n + nd + j);
+            sc[u][j] = v.s0, sc[u][j + 1] = v.s1, sc[u][j + 2] = v.s2, sc[u][j + 3] = v.s3;
+          }
+        } else {
+#pragma unroll
+          for (int j = 0; j < XD_I4M_NT; ++j) {
+            const int in = live && nb + j < A.n;
+            q[u][j] = in ? xd_i4_load16(w, A.w_off + (nb + j) * half_k + kw / 2) : (uint4)(0u);
+          }
+#pragma unroll
+          for (int r = 0; r < 4; ++r) {
+            lo[u][r] = live && g8 < rows ? xd_i4_load16(xb, xlo + 2 * (kw + 8 * r)) : (uint4)(0u);
+            hi[u][r] = HI && live && g8 + 8 < rows ? xd_i4_load16(xb, xhi + 2 * (kw + 8 * r)) : (uint4)(0u);
+          }
+          // Last: these convert what they load at once, which would hold back every later load.
+          xd_i4_zeros(z, A.z_off + gi * A.n + nb, live ? A.n - nb : 0, zf[u], XD_I4M_NT);
+          xd_i4_scales(s, A.s_off + gi * A.n + nd, live ? A.n - nd : 0, sc[u], 2 * XD_I4M_NT);
         }
-        // Last: these convert what they load at once, which would hold back every later load.
-        xd_i4_zeros(z, A.z_off + gi * A.n + nb, live ? A.n - nb : 0, zf[u], XD_I4M_NT);
-        xd_i4_scales(s, A.s_off + gi * A.n + nd, live ? A.n - nd : 0, sc[u], 2 * XD_I4M_NT);
       }
 #pragma unroll
       for (int u = 0; u < XD_I4M_U; ++u) {
@@ -580,14 +607,15 @@ inline void xd_int4_mma(__global T* out, __global const T* x, __global const uch
   }
 }
 
-__kernel void xd_int4_mma_m8(__global T* out, __global const T* x, __global const uchar* w, __global const T* s,
-                             __global const char* z, const xd_int4 A, long row0, __local float4* part) {
-  xd_int4_mma(out, x, w, s, z, A, row0, part, 0);
-}
-__kernel void xd_int4_mma_m16(__global T* out, __global const T* x, __global const uchar* w, __global const T* s,
-                              __global const char* z, const xd_int4 A, long row0, __local float4* part) {
-  xd_int4_mma(out, x, w, s, z, A, row0, part, 1);
-}
+#define XD_I4M_KERNEL(NAME, HI, DENSE)                                                                     \
+  __kernel void NAME(__global T* out, __global const T* x, __global const uchar* w, __global const T* s,   \
+                     __global const char* z, const xd_int4 A, long row0, __local float4* part) {           \
+    xd_int4_mma(out, x, w, s, z, A, row0, part, HI, DENSE);                                                \
+  }
+XD_I4M_KERNEL(xd_int4_mma_m8, 0, 0)
+XD_I4M_KERNEL(xd_int4_mma_m16, 1, 0)
+XD_I4M_KERNEL(xd_int4_mma_m8_dense, 0, 1)
+XD_I4M_KERNEL(xd_int4_mma_m16_dense, 1, 1)
 #endif  // XD_NV_MMA
 
 // ---------------------------------------------------------------- quantize (f32 and bf16 weights)
