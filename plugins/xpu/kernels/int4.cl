@@ -325,7 +325,8 @@ __kernel __attribute__((reqd_work_group_size(XD_WG, 1, 1))) void xd_int4_gemv_m1
 // the weight's offset a multiple of 16 bytes, the input's, scales' and zero points' offsets
 // multiples of 4 elements, N a multiple of XD_I4D_R (itself a multiple of 4). Every load is one
 // aligned vector with no test, indices are 32-bit within a row, and a column group past N
-// recomputes the last group (never stored). About 10% faster on an H100 (docs/performance.md).
+// recomputes the last group (never stored). With the one-LOP3 decode it took M = 1 on an H100 from
+// 0.083 to 0.065 ms (f32; docs/performance.md).
 __kernel __attribute__((reqd_work_group_size(XD_WG, 1, 1))) void xd_int4_gemv_m1_dense(
     __global T* out, __global const T* x, __global const uchar* w, __global const T* s, __global const char* z,
     const xd_int4 A) {

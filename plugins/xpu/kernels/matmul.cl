@@ -16,7 +16,7 @@
 //                  checks), n and k multiples of 4: each loader's address is computed once and
 //                  advanced by a pointer step, loads are aligned vectors with no tests. Rows past m
 //                  and column groups past n read the last row / group (never stored); k's
-//                  remainder is one masked step. On an H100 this path is ~20% faster at 4096^3
+//                  remainder is one masked step. On an H100: 35.3 -> 45.0 TFLOP/s at 4096^3 f32
 //                  (docs/performance.md).
 
 #if XD_FLOATING
