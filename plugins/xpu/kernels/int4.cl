@@ -249,8 +249,17 @@ inline void xd_i4d_chunk(const uint4* q, const float* sc, const float* zr, __glo
   float xs = 0.0f;
 #pragma unroll
   for (int j = 0; j < 4; ++j) {
+#if XD_I4_FP16
+    // f16 through vload_half4 (2-byte alignment; the hardware's conversion where there is one)
+    // rather than common.cl's bit-level decode: the input feeds arithmetic only, and
+    // half-to-float is exact either way.
+    (void)aligned;
+    const float4 x0 = vload_half4(0, (__global const half*)(xp + 8 * j));
+    const float4 x1 = vload_half4(0, (__global const half*)(xp + 8 * j + 4));
+#else
     const float4 x0 = aligned ? xd_vec4(xp + 8 * j) : xd_load4(xp, 8 * j, 1);
     const float4 x1 = aligned ? xd_vec4(xp + 8 * j + 4) : xd_load4(xp, 8 * j + 4, 1);
+#endif
     xs += ((x0.s0 + x0.s1) + (x0.s2 + x0.s3)) + ((x1.s0 + x1.s1) + (x1.s2 + x1.s3));
     const float xv[8] = {x0.s0, x0.s1, x0.s2, x0.s3, x1.s0, x1.s1, x1.s2, x1.s3};
 #pragma unroll
@@ -457,7 +466,12 @@ inline uint xd_i4m_bits(float v) { return as_uint(v) >> 16; }  // exact for the 
 #define XD_I4M_MAGIC 0x64006400u  // f16 1024.0
 #define XD_I4M_BASE 1024.0f
 #define XD_I4M_ONE 0x3C003C00u
-inline uint xd_i4m_bits(float v) { return xd_float_to_f16(v); }
+// v = 1024 + zero for an i8 zero point, so 896 <= v <= 1151: in [1024, 2048) the f16 step is 1, in
+// [512, 1024) it is 1/2 (exact; no float-to-half conversion routine).
+inline uint xd_i4m_bits(float v) {
+  const int d = (int)v - 1024;
+  return 0x6400u + (uint)(d >= 0 ? d : 2 * d);
+}
 #endif
 inline uint xd_i4m_fma2(uint a, uint b, uint c) {
   uint d;
