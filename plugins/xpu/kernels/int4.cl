@@ -237,6 +237,22 @@ XD_I4_GEMV(16)
 #define XD_I4D_CG (XD_WG / XD_I4D_L)      // column groups per work-group
 #define XD_I4D_COLS (XD_I4D_CG * XD_I4D_R)  // columns per block
 
+#if XD_I4_FP16 && defined(XD_NV_SHFL)
+// Four f16 values at an 8-byte-aligned address, converted by the hardware (cvt.f32.f16; NVIDIA's
+// vload_half measured no faster than the bit-level decode).
+inline float2 xd_i4_half2(uint v) {
+  float a, b;
+  XD_ASM("{ .reg .b16 l, h; mov.b32 {l, h}, %2; cvt.f32.f16 %0, l; cvt.f32.f16 %1, h; }"
+         : "=f"(a), "=f"(b)
+         : "r"(v));
+  return (float2)(a, b);
+}
+inline float4 xd_i4_half4(__global const T* p) {
+  const uint2 u = *(__global const uint2*)p;
+  return (float4)(xd_i4_half2(u.x), xd_i4_half2(u.y));
+}
+#endif
+
 // One 32-chunk of XD_I4D_R columns: acc[r] += sc[r] * sum_i x_i * (q_r,i - zr[r]), computed as
 // sum x * q - zero * sum x: the codes decode without the zero point, so its constants need no
 // registers per column, and the input's sum is shared by the columns. `xp`: the chunk's 32
@@ -249,7 +265,12 @@ inline void xd_i4d_chunk(const uint4* q, const float* sc, const float* zr, __glo
   float xs = 0.0f;
 #pragma unroll
   for (int j = 0; j < 4; ++j) {
-#if XD_I4_FP16
+#if XD_I4_FP16 && defined(XD_NV_SHFL)
+    // f16 on NVIDIA: one cvt per value (inline PTX); half-to-float is exact.
+    const float4 x0 = aligned ? xd_i4_half4(xp + 8 * j) : vload_half4(0, (__global const half*)(xp + 8 * j));
+    const float4 x1 =
+        aligned ? xd_i4_half4(xp + 8 * j + 4) : vload_half4(0, (__global const half*)(xp + 8 * j + 4));
+#elif XD_I4_FP16
     // f16 through vload_half4 (2-byte alignment; the hardware's conversion where there is one)
     // rather than common.cl's bit-level decode: the input feeds arithmetic only, and
     // half-to-float is exact either way.
