@@ -116,14 +116,15 @@ inline CT4 xd_tile4(__global const T* p, long base, long r, long kk, long rs, lo
 
 // One K step's arithmetic on the staged tiles: rows ty*4+i and 64+ty*4+i, columns tx*4+j and
 // 64+tx*4+j (a macro so that acc stays in registers in both kernels).
-#define XD_GEMM_BIG_STEP()                                                                                  \
-  _Pragma("unroll") for (int kk = 0; kk < XD_BK; ++kk) {                                                    \
-    const CT4 a0 = As4[kk][ty], a1 = As4[kk][16 + ty];                                                      \
-    const CT4 b0 = Bs4[kk][tx], b1 = Bs4[kk][16 + tx];                                                      \
-    const CT av[8] = {a0.s0, a0.s1, a0.s2, a0.s3, a1.s0, a1.s1, a1.s2, a1.s3};                              \
-    const CT bv[8] = {b0.s0, b0.s1, b0.s2, b0.s3, b1.s0, b1.s1, b1.s2, b1.s3};                              \
-    _Pragma("unroll") for (int i = 0; i < 8; ++i) _Pragma("unroll") for (int j = 0; j < 8; ++j) acc[i][j] = \
-        fma(av[i], bv[j], acc[i][j]);                                                                       \
+#define XD_GEMM_BIG_STEP()                                                             \
+  _Pragma("unroll") for (int kk = 0; kk < XD_BK; ++kk) {                               \
+    const CT4 a0 = As4[kk][ty], a1 = As4[kk][16 + ty];                                 \
+    const CT4 b0 = Bs4[kk][tx], b1 = Bs4[kk][16 + tx];                                 \
+    const CT av[8] = {a0.s0, a0.s1, a0.s2, a0.s3, a1.s0, a1.s1, a1.s2, a1.s3};         \
+    const CT bv[8] = {b0.s0, b0.s1, b0.s2, b0.s3, b1.s0, b1.s1, b1.s2, b1.s3};         \
+    _Pragma("unroll") for (int i = 0; i < 8; ++i) {                                    \
+      _Pragma("unroll") for (int j = 0; j < 8; ++j) acc[i][j] = fma(av[i], bv[j], acc[i][j]); \
+    }                                                                                  \
   }
 
 // The epilogue of both register-tiled kernels: work-item (tx, ty)'s 8 x 8 outputs of the tile
@@ -226,10 +227,9 @@ __kernel __attribute__((reqd_work_group_size(16, 16, 1))) void xd_gemm_big(
 
   xd_gemm_big_store(c, in, G, bt, m0, n0, tx, ty, acc);
 }
-__kernel __attribute__((reqd_work_group_size(16, 16, 1))) void xd_gemm_big_dense(__global T* c, __global const T* a,
-                                                                                 __global const T* b,
-                                                                                 __global const T* in, const xd_gemm G,
-                                                                                 long row0, long batch0) {
+__kernel __attribute__((reqd_work_group_size(16, 16, 1))) void xd_gemm_big_dense(
+    __global T* c, __global const T* a, __global const T* b, __global const T* in, const xd_gemm G, long row0,
+    long batch0) {
   __local CT4 As4[XD_BK][33];
   __local CT4 Bs4[XD_BK][32];
   __local CT* As = (__local CT*)As4;  // As[kk * 132 + row]
@@ -270,7 +270,7 @@ __kernel __attribute__((reqd_work_group_size(16, 16, 1))) void xd_gemm_big_dense
 #pragma unroll
     for (int j = 0; j < 8; ++j) acc[i][j] = (CT)0;
 
-      // Registers -> local memory: As[kk][row], Bs[kk][col].
+  // Registers -> local memory: As[kk][row], Bs[kk][col].
 #define XD_STAGE()                                     \
   _Pragma("unroll") for (int l = 0; l < XD_LPT; ++l) { \
     As[akq[l] * 132 + ar[l]] = ra[l].s0;               \
