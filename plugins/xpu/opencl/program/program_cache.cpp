@@ -40,7 +40,8 @@ std::vector<std::string_view> family_sources(family f) {
     case family::norm: return {kernel_source("common"), kernel_source("rms_norm")};
     case family::matmul: return {kernel_source("common"), kernel_source("matmul")};
     case family::timestamp: return {"__kernel void xd_timestamp(void) {}\n"};
-    case family::int4: return {kernel_source("common"), kernel_source("int4")};
+    // int4_mma.cl: the NVIDIA tensor-core kernels (empty without XD_NV_MMA), after int4.cl's helpers.
+    case family::int4: return {kernel_source("common"), kernel_source("int4"), kernel_source("int4_mma")};
     case family::sparse: return {kernel_source("common"), kernel_source("sparse")};
     case family::quant: return {kernel_source("common"), kernel_source("quant_mm")};
   }

@@ -1,0 +1,216 @@
+// WEIGHT_INT4_MM on NVIDIA tensor cores (inline PTX), for f16 and bf16 inputs. Appended by the
+// OpenCL plugin to int4.cl's program (whose struct, constants and load helpers it uses); the
+// Level Zero plugin never compiles it (plugins/xpu/levelzero/CMakeLists.txt leaves it out of the
+// SPIR-V modules), and without XD_NV_MMA it is empty.
+//
+//   xd_int4_mma_m8/16        the tensor-core product, any alignment.
+//   xd_int4_mma_m8/16_dense  the same for aligned operands and whole 32-column tiles
+//                            (xpu::plan_int4_mm checks): plain vector loads with no tests.
+
+#if XD_CLASS == 1
+
+// ---------------------------------------------------------------- NVIDIA tensor cores (f16, bf16)
+// Built only where the OpenCL host defines XD_NV_MMA (an NVIDIA device of compute capability 8.0
+// or later, whose OpenCL compiler takes inline PTX); other devices and the Level Zero SPIR-V never
+// see it. It multiplies 16 input rows (row0 .. row0 + 15, zero past M) with tiles of 8 columns by
+// mma.m16n8k16 (f32 accumulators), for group sizes that are multiples of 128:
+//   - The dot product's k order is free, so within each 128-k piece lane (g, t) of a warp takes
+//     the 32 weights k = 32t .. 32t + 31 of column g: one 16-byte load. A piece lies in one
+//     quantization group, so the tile's sum over it is scaled once, in float, per output column.
+//   - The weight enters the tensor core as q - zero, exact in f16/bf16 (a nibble pair OR-ed into
+//     the magic constant is base + q exactly, and one packed fma subtracts base + zero), so the
+//     result is the reference's up to summation order: no weight is rounded.
+//   - Each lane reads its rows of the input straight from global memory (small and cached), in
+//     the same k order, repacked into the pairs the tensor core takes.
+//   - The work-group's warps (as many as the host chose: get_local_size(0) / 32) split K, pieces
+//     interleaved, for the same XD_I4M_NT tiles, so that many warps stream weights; their sums
+//     meet in local memory (`part`: warps * XD_I4M_NT * 32 float4) at the end. No barrier stands
+//     in the loop.
+//   - xd_int4_mma_m8 serves up to 8 rows: the tensor core's rows 8..15 are zero and never loaded,
+//     which saves the registers that hold them; xd_int4_mma_m16 up to 16.
+#if defined(XD_NV_MMA) && (XD_I4_QUANT == 2 || XD_I4_FP16)
+#ifndef XD_I4M_NT
+#define XD_I4M_NT 4
+#endif
+#ifndef XD_I4M_U
+#define XD_I4M_U 1
+#endif
+#if XD_I4_QUANT == 2
+#define XD_I4M_TY "bf16"
+#define XD_I4M_MAGIC 0x43004300u  // bf16 128.0 in both halves: 128 + q is exact
+#define XD_I4M_BASE 128.0f
+#define XD_I4M_ONE 0x3F803F80u
+inline uint xd_i4m_bits(float v) { return as_uint(v) >> 16; }  // exact for the small integers here
+#else
+#define XD_I4M_TY "f16"
+#define XD_I4M_MAGIC 0x64006400u  // f16 1024.0
+#define XD_I4M_BASE 1024.0f
+#define XD_I4M_ONE 0x3C003C00u
+// v = 1024 + zero for an i8 zero point, so 896 <= v <= 1151: in [1024, 2048) the f16 step is 1, in
+// [512, 1024) it is 1/2 (exact; no float-to-half conversion routine).
+inline uint xd_i4m_bits(float v) {
+  const int d = (int)v - 1024;
+  return 0x6400u + (uint)(d >= 0 ? d : 2 * d);
+}
+#endif
+inline uint xd_i4m_fma2(uint a, uint b, uint c) {
+  uint d;
+  XD_ASM("fma.rn." XD_I4M_TY "x2 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+  return d;
+}
+
+inline float4 xd_i4m_mma(float4 c, uint a0, uint a1, uint a2, uint a3, uint b0, uint b1) {
+  XD_ASM("mma.sync.aligned.m16n8k16.row.col.f32." XD_I4M_TY "." XD_I4M_TY
+         ".f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+         : "+f"(c.s0), "+f"(c.s1), "+f"(c.s2), "+f"(c.s3)
+         : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+  return c;
+}
+
+// Pair i (0..3) of a weight word: codes i and i + 4 as q - zero (neg_zero: -(base + zero); magic:
+// XD_I4M_MAGIC in a register, so that mask-and-OR is one LOP3, as in xd_i4_magic).
+inline uint xd_i4m_pair(uint v, int i, uint neg_zero, uint magic) {
+  uint t;
+  XD_ASM("lop3.b32 %0, %1, 0x000F000F, %2, 0xEA;" : "=r"(t) : "r"(v >> (4 * i)), "r"(magic));
+  return xd_i4m_fma2(t, XD_I4M_ONE, neg_zero);
+}
+
+// Eight consecutive inputs x0..x7 (two per word) as the pairs (x_i, x_i+4), matching the weight
+// pairs above.
+inline uint4 xd_i4m_xpairs(uint4 v) {
+  return (uint4)((v.s0 & 0xFFFFu) | (v.s2 << 16), (v.s0 >> 16) | (v.s2 & 0xFFFF0000u), (v.s1 & 0xFFFFu) | (v.s3 << 16),
+                 (v.s1 >> 16) | (v.s3 & 0xFFFF0000u));
+}
+
+// DENSE: the host has checked that every load is aligned and every tile's columns exist
+// (xpu::plan_int4_mm): plain vector loads, no alignment tests or column bounds.
+inline void xd_int4_mma(__global T* out, __global const T* x, __global const uchar* w, __global const T* s,
+                        __global const char* z, const xd_int4 A, long row0, __local float4* part, const int HI,
+                        const int DENSE) {
+  const int ks = (int)(get_local_size(0) / 32);
+  const int lid = (int)get_local_id(0);
+  const int warp = lid / 32, lane = lid % 32, g8 = lane >> 2, tig = lane & 3;
+  const long half_k = A.k / 2, pieces = A.k / 128;
+  const long blocks = (A.n + XD_I4M_NT * 8 - 1) / (XD_I4M_NT * 8);
+  const long rows = min(A.m - row0, HI ? 16L : 8L);
+  __global const uchar* xb = (__global const uchar*)x;
+  const long xlo = 2 * (A.x_off + (row0 + g8) * A.k), xhi = xlo + 16 * A.k;
+  const uint magic = XD_I4M_MAGIC | (uint)(A.k >> 62);  // k >> 62 == 0, opaque: see xd_i4_magic
+  for (long b = (long)get_group_id(0); b < blocks; b += (long)get_num_groups(0)) {
+    const long col0 = b * XD_I4M_NT * 8;
+    float4 acc[XD_I4M_NT];
+#pragma unroll
+    for (int j = 0; j < XD_I4M_NT; ++j) acc[j] = (float4)(0.0f);
+    for (long p0 = warp; p0 < pieces; p0 += (long)ks * XD_I4M_U) {
+      // Every load of the step first: weights, zero points, scales and input rows.
+      uint4 q[XD_I4M_U][XD_I4M_NT];
+      float zf[XD_I4M_U][XD_I4M_NT], sc[XD_I4M_U][2 * XD_I4M_NT];
+      uint4 lo[XD_I4M_U][4], hi[XD_I4M_U][4];
+#pragma unroll
+      for (int u = 0; u < XD_I4M_U; ++u) {
+        const long p = p0 + (long)u * ks;
+        const int live = p < pieces;
+        const long kw = p * 128 + 32 * tig, gi = (p * 128) / A.group;
+        // Column c of tile j is col0 + c * NT + j: a lane's B columns (c = g) are NT neighbours and
+        // its D columns (c = 2t, 2t + 1) 2 NT neighbours, so zero points and scales come in wide
+        // loads.
+        const long nb = col0 + g8 * XD_I4M_NT, nd = col0 + 2 * tig * XD_I4M_NT;
+        if (DENSE) {
+#pragma unroll
+          for (int j = 0; j < XD_I4M_NT; ++j)
+            q[u][j] = live ? *(__global const uint4*)(w + A.w_off + (nb + j) * half_k + kw / 2) : (uint4)(0u);
+#pragma unroll
+          for (int r = 0; r < 4; ++r) {
+            lo[u][r] = live && g8 < rows ? *(__global const uint4*)(xb + xlo + 2 * (kw + 8 * r)) : (uint4)(0u);
+            hi[u][r] =
+                HI && live && g8 + 8 < rows ? *(__global const uint4*)(xb + xhi + 2 * (kw + 8 * r)) : (uint4)(0u);
+          }
+#pragma unroll
+          for (int j = 0; j < XD_I4M_NT; j += 4) {
+            const char4 e = *(__global const char4*)(z + A.z_off + gi * A.n + nb + j);
+            zf[u][j] = (float)e.s0, zf[u][j + 1] = (float)e.s1, zf[u][j + 2] = (float)e.s2, zf[u][j + 3] = (float)e.s3;
+          }
+#pragma unroll
+          for (int j = 0; j < 2 * XD_I4M_NT; j += 4) {
+            const float4 v = xd_vec4(s + A.s_off + gi * A.n + nd + j);
+            sc[u][j] = v.s0, sc[u][j + 1] = v.s1, sc[u][j + 2] = v.s2, sc[u][j + 3] = v.s3;
+          }
+        } else {
+#pragma unroll
+          for (int j = 0; j < XD_I4M_NT; ++j) {
+            const int in = live && nb + j < A.n;
+            q[u][j] = in ? xd_i4_load16(w, A.w_off + (nb + j) * half_k + kw / 2) : (uint4)(0u);
+          }
+#pragma unroll
+          for (int r = 0; r < 4; ++r) {
+            lo[u][r] = live && g8 < rows ? xd_i4_load16(xb, xlo + 2 * (kw + 8 * r)) : (uint4)(0u);
+            hi[u][r] = HI && live && g8 + 8 < rows ? xd_i4_load16(xb, xhi + 2 * (kw + 8 * r)) : (uint4)(0u);
+          }
+          // Last: these convert what they load at once, which would hold back every later load.
+          xd_i4_zeros(z, A.z_off + gi * A.n + nb, live ? A.n - nb : 0, zf[u], XD_I4M_NT);
+          xd_i4_scales(s, A.s_off + gi * A.n + nd, live ? A.n - nd : 0, sc[u], 2 * XD_I4M_NT);
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < XD_I4M_U; ++u) {
+        uint4 a[4], c[4];
+#pragma unroll
+        for (int r = 0; r < 4; ++r) {
+          a[r] = xd_i4m_xpairs(lo[u][r]);
+          c[r] = HI ? xd_i4m_xpairs(hi[u][r]) : (uint4)(0u);
+        }
+        // Uses of the zero points only now: a use between two loads holds the later one back.
+        uint nz[XD_I4M_NT];
+#pragma unroll
+        for (int j = 0; j < XD_I4M_NT; ++j) nz[j] = xd_i4m_bits(XD_I4M_BASE + zf[u][j]) * 0x10001u | 0x80008000u;
+#pragma unroll
+        for (int j = 0; j < XD_I4M_NT; ++j) {
+          float4 t = (float4)(0.0f);
+          const uint words[4] = {q[u][j].s0, q[u][j].s1, q[u][j].s2, q[u][j].s3};
+#pragma unroll
+          for (int r = 0; r < 4; ++r) {
+            const uint v = words[r];
+            t = xd_i4m_mma(t, a[r].s0, c[r].s0, a[r].s1, c[r].s1, xd_i4m_pair(v, 0, nz[j], magic),
+                           xd_i4m_pair(v, 1, nz[j], magic));
+            t = xd_i4m_mma(t, a[r].s2, c[r].s2, a[r].s3, c[r].s3, xd_i4m_pair(v, 2, nz[j], magic),
+                           xd_i4m_pair(v, 3, nz[j], magic));
+          }
+          // Lane (g, t) holds rows g and g + 8 of tile columns 2t and 2t + 1: scale them.
+          const float s0 = sc[u][j], s1 = sc[u][XD_I4M_NT + j];
+          acc[j] = fma(t, (float4)(s0, s1, s0, s1), acc[j]);
+        }
+      }
+    }
+    // The KS warps' sums, in warp order.
+    barrier(CLK_LOCAL_MEM_FENCE);  // the previous block's readers are done
+#pragma unroll
+    for (int j = 0; j < XD_I4M_NT; ++j) part[(warp * XD_I4M_NT + j) * 32 + lane] = acc[j];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (warp == 0) {
+#pragma unroll
+      for (int j = 0; j < XD_I4M_NT; ++j) {
+        float4 v = acc[j];
+        for (int k = 1; k < ks; ++k) v += part[(k * XD_I4M_NT + j) * 32 + lane];
+        const long n0 = col0 + 2 * tig * XD_I4M_NT + j, n1 = n0 + XD_I4M_NT;
+        const long o = A.o_off + (row0 + g8) * A.n;
+        if (g8 < rows && n0 < A.n) XD_ST(out, o + n0, v.s0);
+        if (g8 < rows && n1 < A.n) XD_ST(out, o + n1, v.s1);
+        if (HI && g8 + 8 < rows && n0 < A.n) XD_ST(out, o + 8 * A.n + n0, v.s2);
+        if (HI && g8 + 8 < rows && n1 < A.n) XD_ST(out, o + 8 * A.n + n1, v.s3);
+      }
+    }
+  }
+}
+
+#define XD_I4M_KERNEL(NAME, HI, DENSE)                                                                     \
+  __kernel void NAME(__global T* out, __global const T* x, __global const uchar* w, __global const T* s,   \
+                     __global const char* z, const xd_int4 A, long row0, __local float4* part) {           \
+    xd_int4_mma(out, x, w, s, z, A, row0, part, HI, DENSE);                                                \
+  }
+XD_I4M_KERNEL(xd_int4_mma_m8, 0, 0)
+XD_I4M_KERNEL(xd_int4_mma_m16, 1, 0)
+XD_I4M_KERNEL(xd_int4_mma_m8_dense, 0, 1)
+XD_I4M_KERNEL(xd_int4_mma_m16_dense, 1, 1)
+#endif  // XD_NV_MMA
+
+#endif  // XD_CLASS == 1
