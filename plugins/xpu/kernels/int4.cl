@@ -128,6 +128,24 @@ inline void xd_i4_zeros(__global const char* z, long o, long avail, float* out, 
   }
 }
 
+// The same where the host has checked that o's address is vector-aligned and all `count` (a
+// multiple of 4) exist: plain wide loads with no tests (the _dense kernels).
+inline void xd_i4_scales_aligned(__global const T* s, float* out, const int count) {
+#pragma unroll
+  for (int i = 0; i < count; i += 4) {
+    const float4 v = xd_vec4(s + i);
+    out[i] = v.s0, out[i + 1] = v.s1, out[i + 2] = v.s2, out[i + 3] = v.s3;
+  }
+}
+
+inline void xd_i4_zeros_aligned(__global const char* z, float* out, const int count) {
+#pragma unroll
+  for (int i = 0; i < count; i += 4) {
+    const char4 v = *(__global const char4*)(z + i);
+    out[i] = (float)v.s0, out[i + 1] = (float)v.s1, out[i + 2] = (float)v.s2, out[i + 3] = (float)v.s3;
+  }
+}
+
 inline void xd_int4_gemv(__global T* out, __global const T* x, __global const uchar* w, __global const T* s,
                          __global const char* z, const xd_int4 A, __local float* xs, const int MB) {
   const int lid = (int)get_local_id(0);
@@ -295,6 +313,24 @@ inline void xd_i4d_chunk(const uint4* q, const float* sc, const float* zr, __glo
   for (int r = 0; r < XD_I4D_R; ++r) acc[r] = fma(fma(-zr[r], xs, d[r]), sc[r], acc[r]);
 }
 
+// The end of an M = 1 column block b: the XD_I4D_L partials of each column (acc: this work-item's
+// XD_I4D_R), summed in lane order, and the columns below N stored. Every work-item calls it (barriers).
+inline void xd_i4d_store(__global T* out, const xd_int4 A, __local float* part, const float* acc, long b, int lid) {
+  barrier(CLK_LOCAL_MEM_FENCE);  // the previous block's readers are done
+#pragma unroll
+  for (int r = 0; r < XD_I4D_R; ++r) part[r * XD_WG + lid] = acc[r];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (lid < XD_I4D_COLS) {
+    const int oc = lid / XD_I4D_R, r = lid % XD_I4D_R;
+    const long n = (b * XD_I4D_CG + oc) * XD_I4D_R + r;
+    if (n < A.n) {
+      float t = 0.0f;
+      for (int l = 0; l < XD_I4D_L; ++l) t += part[r * XD_WG + oc * XD_I4D_L + l];
+      XD_ST(out, A.o_off + n, t);
+    }
+  }
+}
+
 __kernel __attribute__((reqd_work_group_size(XD_WG, 1, 1))) void xd_int4_gemv_m1(
     __global T* out, __global const T* x, __global const uchar* w, __global const T* s, __global const char* z,
     const xd_int4 A) {
@@ -332,20 +368,7 @@ __kernel __attribute__((reqd_work_group_size(XD_WG, 1, 1))) void xd_int4_gemv_m1
         if (c < chunks) xd_i4d_chunk(q[u], sc[u], zr[u], x + A.x_off + c * 32, 0, mg, acc);
       }
     }
-    // The XD_I4D_L partials of each column, summed in lane order.
-    barrier(CLK_LOCAL_MEM_FENCE);  // the previous block's readers are done
-#pragma unroll
-    for (int r = 0; r < XD_I4D_R; ++r) part[r * XD_WG + lid] = acc[r];
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (lid < XD_I4D_COLS) {
-      const int oc = lid / XD_I4D_R, r = lid % XD_I4D_R;
-      const long n = (b * XD_I4D_CG + oc) * XD_I4D_R + r;
-      if (n < A.n) {
-        float t = 0.0f;
-        for (int l = 0; l < XD_I4D_L; ++l) t += part[r * XD_WG + oc * XD_I4D_L + l];
-        XD_ST(out, A.o_off + n, t);
-      }
-    }
+    xd_i4d_store(out, A, part, acc, b, lid);
   }
 }
 
@@ -382,29 +405,11 @@ __kernel __attribute__((reqd_work_group_size(XD_WG, 1, 1))) void xd_int4_gemv_m1
       for (int r = 0; r < XD_I4D_R; ++r) q[r] = wr[r * chunks + c];
       const long gi = (long)((c * 32) / group) * A.n;
       float sc[XD_I4D_R], zr[XD_I4D_R];
-#pragma unroll
-      for (int r = 0; r < XD_I4D_R; r += 4) {
-        const float4 v = xd_vec4(sr + gi + r);
-        const char4 e = *(__global const char4*)(zp + gi + r);
-        sc[r] = v.s0, sc[r + 1] = v.s1, sc[r + 2] = v.s2, sc[r + 3] = v.s3;
-        zr[r] = (float)e.s0, zr[r + 1] = (float)e.s1, zr[r + 2] = (float)e.s2, zr[r + 3] = (float)e.s3;
-      }
+      xd_i4_scales_aligned(sr + gi, sc, XD_I4D_R);
+      xd_i4_zeros_aligned(zp + gi, zr, XD_I4D_R);
       xd_i4d_chunk(q, sc, zr, xr + c * 32, 1, mg, acc);
     }
-    // The XD_I4D_L partials of each column, summed in lane order.
-    barrier(CLK_LOCAL_MEM_FENCE);  // the previous block's readers are done
-#pragma unroll
-    for (int r = 0; r < XD_I4D_R; ++r) part[r * XD_WG + lid] = acc[r];
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (lid < XD_I4D_COLS) {
-      const int oc = lid / XD_I4D_R, r = lid % XD_I4D_R;
-      const long n = (b * XD_I4D_CG + oc) * XD_I4D_R + r;
-      if (n < A.n) {
-        float t = 0.0f;
-        for (int l = 0; l < XD_I4D_L; ++l) t += part[r * XD_WG + oc * XD_I4D_L + l];
-        XD_ST(out, A.o_off + n, t);
-      }
-    }
+    xd_i4d_store(out, A, part, acc, b, lid);
   }
 }
 

@@ -125,16 +125,8 @@ inline void xd_int4_mma(__global T* out, __global const T* x, __global const uch
             hi[u][r] =
                 HI && live && g8 + 8 < rows ? *(__global const uint4*)(xb + xhi + 2 * (kw + 8 * r)) : (uint4)(0u);
           }
-#pragma unroll
-          for (int j = 0; j < XD_I4M_NT; j += 4) {
-            const char4 e = *(__global const char4*)(z + A.z_off + gi * A.n + nb + j);
-            zf[u][j] = (float)e.s0, zf[u][j + 1] = (float)e.s1, zf[u][j + 2] = (float)e.s2, zf[u][j + 3] = (float)e.s3;
-          }
-#pragma unroll
-          for (int j = 0; j < 2 * XD_I4M_NT; j += 4) {
-            const float4 v = xd_vec4(s + A.s_off + gi * A.n + nd + j);
-            sc[u][j] = v.s0, sc[u][j + 1] = v.s1, sc[u][j + 2] = v.s2, sc[u][j + 3] = v.s3;
-          }
+          xd_i4_zeros_aligned(z + A.z_off + gi * A.n + nb, zf[u], XD_I4M_NT);
+          xd_i4_scales_aligned(s + A.s_off + gi * A.n + nd, sc[u], 2 * XD_I4M_NT);
         } else {
 #pragma unroll
           for (int j = 0; j < XD_I4M_NT; ++j) {
