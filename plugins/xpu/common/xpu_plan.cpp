@@ -187,9 +187,9 @@ gemm_plan plan_gemm(const gemm_args& g, int64_t wg, int64_t max_groups_yz) {
   // batch strides multiples of 4 elements; the buffers themselves are aligned far beyond that),
   // and n, k multiples of 4 so that a group of 4 is wholly inside or outside.
   const auto four = [](int64_t v) { return v % 4 == 0; };
-  p.dense = p.big && g.a_k == 1 && g.b_n == 1 && four(g.n) && four(g.k) && four(g.a_off) && four(g.a_m) &&
-            four(g.a_b) && four(g.b_off) && four(g.b_k) && four(g.b_b);
-  p.entry = p.dense ? "xd_gemm_big_dense" : p.big ? "xd_gemm_big" : "xd_gemm_tiled";
+  const bool dense = p.big && g.a_k == 1 && g.b_n == 1 && four(g.n) && four(g.k) && four(g.a_off) && four(g.a_m) &&
+                     four(g.a_b) && four(g.b_off) && four(g.b_k) && four(g.b_b);
+  p.entry = dense ? "xd_gemm_big_dense" : p.big ? "xd_gemm_big" : "xd_gemm_tiled";
   const int64_t max_yz = std::max<int64_t>(max_groups_yz, 1);
   const int64_t rows_per_launch = max_yz * p.tile;
   for (int64_t b0 = 0; b0 < g.batch; b0 += max_yz) {

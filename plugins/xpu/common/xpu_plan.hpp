@@ -136,7 +136,6 @@ struct gemm_launch {
 };
 struct gemm_plan {
   bool big = false;       // xd_gemm_big (128 x 128 tiles, 16 x 16 work-items) or xd_gemm_tiled
-  bool dense = false;     // big, through xd_gemm_big_dense (aligned operands dense along k / n)
   int64_t tile = 0;       // outputs per work-group along each of m and n
   int64_t local[3] = {};  // the work-group size
   const char* entry = nullptr;
