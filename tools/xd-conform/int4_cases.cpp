@@ -56,7 +56,13 @@ std::vector<Case> int4_cases(const OpSchema& schema, Dtype dtype, bool quick) {
                          {1, 256, 72, 64},
                          // whole tiles of 32 columns, group 128 (NVIDIA: the aligned tensor-core kernels)
                          {8, 256, 32, 128},
-                         {16, 256, 64, 128}};
+                         {16, 256, 64, 128},
+                         // the aligned tensor-core kernels again: K of 5 and 3 pieces (pieces left over
+                         // after the four warps' split), M = 12 (rows past M read as row M - 1), a group
+                         // of four pieces, and M <= 8 (the 8-row variant) on 256 columns
+                         {16, 640, 128, 128},
+                         {12, 384, 128, 128},
+                         {5, 1024, 256, 512}};
     if (!quick) {
       ss.push_back({64, 1024, 96, 128});
       ss.push_back({33, 2048, 130, 32});

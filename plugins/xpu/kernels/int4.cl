@@ -128,12 +128,32 @@ inline void xd_i4_zeros(__global const char* z, long o, long avail, float* out, 
   }
 }
 
+#if XD_I4_FP16 && defined(XD_NV_SHFL)
+// Four f16 values at an 8-byte-aligned address, converted by the hardware (cvt.f32.f16; NVIDIA's
+// vload_half measured no faster than the bit-level decode).
+inline float2 xd_i4_half2(uint v) {
+  float a, b;
+  XD_ASM("{ .reg .b16 l, h; mov.b32 {l, h}, %2; cvt.f32.f16 %0, l; cvt.f32.f16 %1, h; }"
+         : "=f"(a), "=f"(b)
+         : "r"(v));
+  return (float2)(a, b);
+}
+inline float4 xd_i4_half4(__global const T* p) {
+  const uint2 u = *(__global const uint2*)p;
+  return (float4)(xd_i4_half2(u.x), xd_i4_half2(u.y));
+}
+#endif
+
 // The same where the host has checked that o's address is vector-aligned and all `count` (a
 // multiple of 4) exist: plain wide loads with no tests (the _dense kernels).
 inline void xd_i4_scales_aligned(__global const T* s, float* out, const int count) {
 #pragma unroll
   for (int i = 0; i < count; i += 4) {
+#if XD_I4_FP16 && defined(XD_NV_SHFL)
+    const float4 v = xd_i4_half4(s + i);  // the hardware's conversion, not the bit-level decode
+#else
     const float4 v = xd_vec4(s + i);
+#endif
     out[i] = v.s0, out[i + 1] = v.s1, out[i + 2] = v.s2, out[i + 3] = v.s3;
   }
 }
@@ -254,21 +274,6 @@ XD_I4_GEMV(16)
 #define XD_I4D_CG (XD_WG / XD_I4D_L)      // column groups per work-group
 #define XD_I4D_COLS (XD_I4D_CG * XD_I4D_R)  // columns per block
 
-#if XD_I4_FP16 && defined(XD_NV_SHFL)
-// Four f16 values at an 8-byte-aligned address, converted by the hardware (cvt.f32.f16; NVIDIA's
-// vload_half measured no faster than the bit-level decode).
-inline float2 xd_i4_half2(uint v) {
-  float a, b;
-  XD_ASM("{ .reg .b16 l, h; mov.b32 {l, h}, %2; cvt.f32.f16 %0, l; cvt.f32.f16 %1, h; }"
-         : "=f"(a), "=f"(b)
-         : "r"(v));
-  return (float2)(a, b);
-}
-inline float4 xd_i4_half4(__global const T* p) {
-  const uint2 u = *(__global const uint2*)p;
-  return (float4)(xd_i4_half2(u.x), xd_i4_half2(u.y));
-}
-#endif
 
 // One 32-chunk of XD_I4D_R columns: acc[r] += sc[r] * sum_i x_i * (q_r,i - zr[r]), computed as
 // sum x * q - zero * sum x: the codes decode without the zero point, so its constants need no

@@ -82,6 +82,19 @@ inline uint4 xd_i4m_xpairs(uint4 v) {
                  (v.s1 >> 16) | (v.s3 & 0xFFFF0000u));
 }
 
+// 16 bytes of packed weights, at an aligned address. Weights are read once: the load neither
+// allocates in L1 (which then keeps the input rows, re-read by every warp on the multiprocessor)
+// nor leaves the L2 to fetch the row 64 bytes at a time (a column's four lanes read 64 bytes of it
+// per piece and the work-group's other warps the pieces beside it: L2::256B). Read-only for the
+// kernel, so the non-coherent path.
+inline uint4 xd_i4m_ldw(__global const uchar* p) {
+  uint4 v;
+  XD_ASM("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0,%1,%2,%3}, [%4];"
+         : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+         : "l"(p));
+  return v;
+}
+
 // DENSE: the host has checked that every load is aligned and every tile's columns exist
 // (xpu::plan_int4_mm): plain vector loads, no alignment tests or column bounds.
 inline void xd_int4_mma(__global T* out, __global const T* x, __global const uchar* w, __global const T* s,
@@ -95,7 +108,13 @@ inline void xd_int4_mma(__global T* out, __global const T* x, __global const uch
   const long rows = min(A.m - row0, HI ? 16L : 8L);
   __global const uchar* xb = (__global const uchar*)x;
   const long xlo = 2 * (A.x_off + (row0 + g8) * A.k), xhi = xlo + 16 * A.k;
+  // The _dense kernels read rows past M as row M - 1 instead of testing each load: the tensor
+  // core keeps rows apart, so those rows reach only outputs that are never stored.
+  const long xlo_c = 2 * (A.x_off + (row0 + min((long)g8, rows - 1)) * A.k);
+  const long xhi_c = 2 * (A.x_off + (row0 + min((long)g8 + 8, rows - 1)) * A.k);
   const uint magic = XD_I4M_MAGIC | (uint)(A.k >> 62);  // k >> 62 == 0, opaque: see xd_i4_magic
+  const uint ppg = (uint)(A.group >> 7);                  // pieces per quantization group
+  const int gsh = 31 - (int)clz(ppg), gpow = (ppg & (ppg - 1)) == 0;
   for (long b = (long)get_group_id(0); b < blocks; b += (long)get_num_groups(0)) {
     const long col0 = b * XD_I4M_NT * 8;
     float4 acc[XD_I4M_NT];
@@ -110,7 +129,10 @@ inline void xd_int4_mma(__global T* out, __global const T* x, __global const uch
       for (int u = 0; u < XD_I4M_U; ++u) {
         const long p = p0 + (long)u * ks;
         const int live = p < pieces;
-        const long kw = p * 128 + 32 * tig, gi = (p * 128) / A.group;
+        const long kw = p * 128 + 32 * tig;
+        // A group holds whole pieces: p >> gsh for power-of-two groups, else a 32-bit division
+        // (a 64-bit one is a long instruction sequence in the loop; p < 2^32 for K below 2^39).
+        const long gi = gpow ? p >> gsh : (long)((uint)p / (uint)(A.group >> 7));
         // Column c of tile j is col0 + c * NT + j: a lane's B columns (c = g) are NT neighbours and
         // its D columns (c = 2t, 2t + 1) 2 NT neighbours, so zero points and scales come in wide
         // loads.
@@ -118,12 +140,11 @@ inline void xd_int4_mma(__global T* out, __global const T* x, __global const uch
         if (DENSE) {
 #pragma unroll
           for (int j = 0; j < XD_I4M_NT; ++j)
-            q[u][j] = live ? *(__global const uint4*)(w + A.w_off + (nb + j) * half_k + kw / 2) : (uint4)(0u);
+            q[u][j] = live ? xd_i4m_ldw(w + A.w_off + (nb + j) * half_k + kw / 2) : (uint4)(0u);
 #pragma unroll
           for (int r = 0; r < 4; ++r) {
-            lo[u][r] = live && g8 < rows ? *(__global const uint4*)(xb + xlo + 2 * (kw + 8 * r)) : (uint4)(0u);
-            hi[u][r] =
-                HI && live && g8 + 8 < rows ? *(__global const uint4*)(xb + xhi + 2 * (kw + 8 * r)) : (uint4)(0u);
+            lo[u][r] = live ? *(__global const uint4*)(xb + xlo_c + 2 * (kw + 8 * r)) : (uint4)(0u);
+            hi[u][r] = HI && live ? *(__global const uint4*)(xb + xhi_c + 2 * (kw + 8 * r)) : (uint4)(0u);
           }
           xd_i4_zeros_aligned(z + A.z_off + gi * A.n + nb, zf[u], XD_I4M_NT);
           xd_i4_scales_aligned(s + A.s_off + gi * A.n + nd, sc[u], 2 * XD_I4M_NT);
