@@ -11,6 +11,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <filesystem>
+
+namespace fs = std::filesystem;
 
 namespace xd::detail {
 
@@ -147,7 +150,26 @@ Backend* Registry::find(const std::string& name) const {
   return nullptr;
 }
 
+// The report row of the loaded backend whose file `path` is (the same file by device and inode,
+// whatever the spelling of the path), or nullptr.
+const LoadReportRow* Registry::loaded_row_of(const std::string& path) const {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return nullptr;
+  const int n = backend_count();
+  for (int i = 0; i < n; ++i) {
+    const Backend& b = *backends_[static_cast<size_t>(i)];
+    if (!fs::equivalent(path, b.path, ec) || ec) continue;
+    for (const LoadReportRow& row : report_)
+      if (row.status == LoadStatus::loaded && row.path == b.path) return &row;
+  }
+  return nullptr;
+}
+
 LoadReportRow Registry::load_locked(const std::string& path) {
+  // Loading a file that is already loaded is a no-op that returns its row: init must not run
+  // twice, and a library cannot be a duplicate of itself. (A file whose earlier attempt failed is
+  // tried again below and gets a new row.)
+  if (const LoadReportRow* loaded = loaded_row_of(path)) return *loaded;
   OpenedPlugin op = open_plugin(path);
   LoadReportRow& row = op.row;
   auto finish = [&]() -> LoadReportRow {
