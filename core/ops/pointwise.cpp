@@ -27,9 +27,7 @@ uint32_t binary_dtypes(xd_op op) {
   }
 }
 
-uint32_t unary_dtypes(xd_op op) {
-  return (op == XD_OP_NEG || op == XD_OP_ABS || op == XD_OP_RELU) ? kNumeric : kFloat;
-}
+uint32_t unary_dtypes(xd_op op) { return (op == XD_OP_NEG || op == XD_OP_ABS || op == XD_OP_RELU) ? kNumeric : kFloat; }
 
 xd_attrs_scalar alpha_attr(const char* op, const Tensor& a, double alpha) {
   xd_attrs_scalar s{};

@@ -87,8 +87,8 @@ const OpSchema* find_op(std::string_view name) {
 }
 
 void throw_schema_mismatch(const OpSchema& s, const std::type_info& attrs, size_t inputs) {
-  throw Error(std::string("internal error: ") + s.name + " was called with attribute struct " + attrs.name() +
-              " and " + std::to_string(inputs) + " inputs, but its schema has " + s.attrs.type->name() + " and " +
+  throw Error(std::string("internal error: ") + s.name + " was called with attribute struct " + attrs.name() + " and " +
+              std::to_string(inputs) + " inputs, but its schema has " + s.attrs.type->name() + " and " +
               std::to_string(s.inputs.size()) + " inputs (core/ops/schema.cpp)");
 }
 

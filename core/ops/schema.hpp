@@ -32,8 +32,10 @@ struct AttrsInfo {
 };
 template <class Attrs, class KernelAttrsT = void>
 AttrsInfo attrs_info() {
-  if constexpr (std::is_void_v<KernelAttrsT>) return {&typeid(Attrs), sizeof(Attrs), 0};
-  else return {&typeid(Attrs), sizeof(Attrs), sizeof(KernelAttrsT)};
+  if constexpr (std::is_void_v<KernelAttrsT>)
+    return {&typeid(Attrs), sizeof(Attrs), 0};
+  else
+    return {&typeid(Attrs), sizeof(Attrs), sizeof(KernelAttrsT)};
 }
 
 struct OpSchema {
@@ -42,13 +44,13 @@ struct OpSchema {
   OpKind kind;
   std::vector<const char*> inputs;
   std::vector<const char*> outputs;
-  MetaFn meta;     // validates a call and computes its outputs
+  MetaFn meta;  // validates a call and computes its outputs
   AttrsInfo attrs;
   uint32_t optional_inputs = 0;   // bit i: input i may be absent
   uint32_t optional_outputs = 0;  // bit i: output i may be absent
 };
 
-const OpSchema& op_schema(int op);  // op in [0, XD_OP_COUNT_V1_1)
+const OpSchema& op_schema(int op);               // op in [0, XD_OP_COUNT_V1_1)
 const OpSchema* find_op(std::string_view name);  // nullptr when unknown
 
 // Throws xd::Error ("internal error") when a call does not match its schema's attribute struct

@@ -140,7 +140,8 @@ TEST(OpSchema, QuantisedMetaMatchesTheOps) {
 TEST(OpSchema, CreationMetaTakesShapeDtypeAndDeviceFromItsAttributes) {
   expect_describes(XD_OP_FILL, run_meta(XD_OP_FILL, "full", {}, FillAttrs{{2, 5}, 7.0, Dtype::i32, xd::cpu()}),
                    {xd::full({2, 5}, 7.0, Dtype::i32, xd::cpu())});
-  expect_describes(XD_OP_ARANGE, run_meta(XD_OP_ARANGE, "arange", {}, ArangeAttrs{1.0, 10.0, 2.0, Dtype::i64, xd::cpu()}),
+  expect_describes(XD_OP_ARANGE,
+                   run_meta(XD_OP_ARANGE, "arange", {}, ArangeAttrs{1.0, 10.0, 2.0, Dtype::i64, xd::cpu()}),
                    {xd::arange(1.0, 10.0, 2.0, Dtype::i64, xd::cpu())});
   expect_describes(XD_OP_RANDN, run_meta(XD_OP_RANDN, "randn", {}, RandomAttrs{{3}, Dtype::f64, xd::cpu()}),
                    {xd::randn({3}, Dtype::f64, xd::cpu())});
