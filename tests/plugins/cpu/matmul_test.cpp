@@ -300,6 +300,28 @@ std::set<std::string> dnnl_kernels(const std::string& op, Dtype d) {
   return out;
 }
 
+// How often the cpu kernel `name` ran for dtype d (xd::kernels() counts every call a kernel took).
+uint64_t calls(const std::string& name, Dtype d) {
+  for (const auto& k : xd::kernels())
+    if (k.backend == "cpu" && k.name == name && k.dtype == d) return k.calls;
+  ADD_FAILURE() << "no cpu kernel " << name << " for " << xd::dtype_name(d);
+  return 0;
+}
+
+// Runs f once and says which of op's two cpu kernels took it: the oneDNN kernel declines (in
+// supports()) what oneDNN has no primitive for, and the plain loop kernel then runs it.
+enum class Ran { dnnl, loop, other };
+template <class F>
+Ran which_ran(const std::string& op, Dtype d, F&& f) {
+  const std::string dnnl = "cpu." + op + ".dnnl", loop = "cpu." + op + ".loop";
+  const uint64_t dnnl_before = calls(dnnl, d), loop_before = calls(loop, d);
+  f();
+  const uint64_t dnnl_calls = calls(dnnl, d) - dnnl_before, loop_calls = calls(loop, d) - loop_before;
+  if (dnnl_calls == 1 && loop_calls == 0) return Ran::dnnl;
+  if (dnnl_calls == 0 && loop_calls == 1) return Ran::loop;
+  return Ran::other;
+}
+
 TEST(MmDnnl, AgreesWithPlainLoopsOn64x96x80AndTransposedInputs) {
   const auto names = dnnl_kernels("mm", Dtype::f32);
   if (names.empty()) GTEST_SKIP() << "no oneDNN mm kernel is registered for cpu/f32";
@@ -321,11 +343,13 @@ TEST(MmDnnl, AgreesWithPlainLoopsOn64x96x80AndTransposedInputs) {
   };
   for (bool transposed : {false, true}) {
     SCOPED_TRACE(transposed ? "transposed" : "contiguous");
-    const auto with_dnnl = run(transposed);
+    std::vector<double> with_dnnl;
+    // Plain row- and column-major operands: oneDNN must take them, not hand them to the loops.
+    EXPECT_EQ(which_ran("mm", Dtype::f32, [&] { with_dnnl = run(transposed); }), Ran::dnnl);
     std::vector<double> plain;
     {
       DisabledKernels off(names);
-      plain = run(transposed);
+      EXPECT_EQ(which_ran("mm", Dtype::f32, [&] { plain = run(transposed); }), Ran::loop);
     }
     EXPECT_TRUE(all_close(with_dnnl, want, Dtype::f32, scale));
     EXPECT_TRUE(all_close(plain, want, Dtype::f32, scale));
@@ -355,17 +379,40 @@ TEST(MmDnnl, EveryDnnlMatmulKernelAgreesWithPlainLoops) {
         if (o == "bmm") return read(xd::bmm(make(av, {bsz, m, k}, d), make(bv, {bsz, n, k}, d).transpose(1, 2)));
         return read(xd::baddbmm(make(iv, {n}, d), make(av, {bsz, m, k}, d), make(bv, {bsz, k, n}, d), 0.0, 1.0));
       };
-      const auto with_dnnl = run();
-      std::vector<double> plain;
+      // Every operand here is a plain matrix (a leading dimension, row- or column-major) with
+      // non-zero batch strides: oneDNN must run each, the loops only when it is disabled.
+      std::vector<double> with_dnnl, plain;
+      EXPECT_EQ(which_ran(o, d, [&] { with_dnnl = run(); }), Ran::dnnl);
       {
         DisabledKernels off(names);
-        plain = run();
+        EXPECT_EQ(which_ran(o, d, [&] { plain = run(); }), Ran::loop);
       }
       std::vector<double> scale(with_dnnl.size(), 2.0 * static_cast<double>(k));
       EXPECT_TRUE(all_close(with_dnnl, plain, d, scale));
     }
   }
   if (!any) GTEST_SKIP() << "no oneDNN kernel is registered on the cpu backend";
+}
+
+TEST(MmDnnl, OperandsOneDnnlCannotTakeRunOnThePlainLoopsVisibly) {
+  if (dnnl_kernels("mm", Dtype::f32).empty()) GTEST_SKIP() << "no oneDNN mm kernel is registered for cpu/f32";
+  // a = [[1, 2, 3], [4, 5, 6]], b = [[1, 0], [-1, 2], [3, 1]]: a @ b = [[8, 7], [17, 16]].
+  const std::vector<double> av = {1, 2, 3, 4, 5, 6}, bv = {1, 0, -1, 2, 3, 1};
+  xd::Tensor out;
+  // A batch broadcast from one matrix (batch stride 0): declined in supports(), run by the loops.
+  std::vector<double> bb = bv;
+  bb.insert(bb.end(), bv.begin(), bv.end());
+  EXPECT_EQ(which_ran("bmm", Dtype::f32,
+                      [&] {
+                        out = xd::bmm(make(av, {1, 2, 3}, Dtype::f32).expand({2, 2, 3}), make(bb, {2, 3, 2}, Dtype::f32));
+                      }),
+            Ran::loop);
+  EXPECT_TRUE(all_equal(read(out), {8, 7, 17, 16, 8, 7, 17, 16}));
+  // Every other column of [[1..6], [7..12]]: strides (6, 2), neither row- nor column-major.
+  // [[1, 3, 5], [7, 9, 11]] @ b = [[1 - 3 + 15, 6 + 5], [7 - 9 + 33, 18 + 11]].
+  const xd::Tensor every_other = make({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, {2, 6}, Dtype::f32).slice(1, 0, 6, 2);
+  EXPECT_EQ(which_ran("mm", Dtype::f32, [&] { out = xd::mm(every_other, make(bv, {3, 2}, Dtype::f32)); }), Ran::loop);
+  EXPECT_TRUE(all_equal(read(out), {13, 11, 31, 29}));
 }
 
 }  // namespace
