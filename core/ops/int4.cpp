@@ -125,7 +125,7 @@ Tensor weight_int4_mm(const Tensor& input, const Tensor& weight, const Tensor& s
   if (out->numel > 0) {
     // The kernels take dense row-major operands: the weight rows are streamed with wide loads.
     const Tensor x = input.contiguous(), w = weight.contiguous(), s = scales.contiguous(), z = zeros.contiguous();
-    launch(XD_OP_WEIGHT_INT4_MM, m.key, *m.device, {arg(x.impl()), arg(w.impl()), arg(s.impl()), arg(z.impl())},
+    launch(XD_OP_WEIGHT_INT4_MM, m.key, *m.device, {arg(checked(x)), arg(checked(w)), arg(checked(s)), arg(checked(z))},
            {arg(*out)}, m.kernel_attrs_ptr());
   }
   return Tensor(std::move(out));
@@ -136,9 +136,9 @@ std::tuple<Tensor, Tensor, Tensor> quantize_int4(const Tensor& weight, int64_t g
   auto packed = allocate_output(m, 0);
   auto scales = allocate_output(m, 1);
   auto zeros = allocate_output(m, 2);
-  if (weight.impl().numel > 0) {
+  if (checked(weight).numel > 0) {
     const Tensor w = weight.contiguous();
-    launch(XD_OP_QUANTIZE_INT4, m.key, *m.device, {arg(w.impl())}, {arg(*packed), arg(*scales), arg(*zeros)},
+    launch(XD_OP_QUANTIZE_INT4, m.key, *m.device, {arg(checked(w))}, {arg(*packed), arg(*scales), arg(*zeros)},
            m.kernel_attrs_ptr());
   }
   return {Tensor(std::move(packed)), Tensor(std::move(scales)), Tensor(std::move(zeros))};

@@ -94,7 +94,7 @@ namespace {
 Tensor matmul(xd_op op, const char* name, const Tensor& a, const Tensor& b) {
   const MetaResult m = run_meta(op, name, {&a, &b}, NoAttrs{});
   auto out = allocate_output(m, 0);
-  if (out->numel > 0) launch(op, m.key, *m.device, {arg(a.impl()), arg(b.impl())}, {arg(*out)}, nullptr);
+  if (out->numel > 0) launch(op, m.key, *m.device, {arg(checked(a)), arg(checked(b))}, {arg(*out)}, nullptr);
   return Tensor(std::move(out));
 }
 
@@ -103,7 +103,7 @@ Tensor matmul_add(xd_op op, const char* name, const Tensor& input, const Tensor&
   const MetaResult m = run_meta(op, name, {&input, &a, &b}, BlasAttrs{beta, alpha});
   auto out = allocate_output(m, 0);
   if (out->numel > 0)
-    launch(op, m.key, *m.device, {arg_broadcast(input.impl(), out->sizes, out->ndim), arg(a.impl()), arg(b.impl())},
+    launch(op, m.key, *m.device, {arg_broadcast(checked(input), out->sizes, out->ndim), arg(checked(a)), arg(checked(b))},
            {arg(*out)}, m.kernel_attrs_ptr());
   return Tensor(std::move(out));
 }

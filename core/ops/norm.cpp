@@ -125,7 +125,7 @@ std::tuple<Tensor, Tensor> rms_norm(const Tensor& x, IntList normalized_shape, c
   auto y = allocate_output(m, 0);
   auto rstd = allocate_output(m, 1);
   if (y->numel > 0)
-    launch(XD_OP_RMS_NORM, m.key, *m.device, {arg(x.impl()), w ? arg(w->impl()) : arg_absent()}, {arg(*y), arg(*rstd)},
+    launch(XD_OP_RMS_NORM, m.key, *m.device, {arg(checked(x)), w ? arg(checked(*w)) : arg_absent()}, {arg(*y), arg(*rstd)},
            m.kernel_attrs_ptr());
   return {Tensor(std::move(y)), Tensor(std::move(rstd))};
 }
@@ -139,9 +139,9 @@ std::tuple<Tensor, Tensor> rms_norm_backward(const Tensor& grad_out, const Tenso
   auto dx = allocate_output(m, 0);
   auto dw = allocate_output(m, 1);
   // dw of an empty input is a sum over no rows: the kernel still writes its zeros.
-  if ((dx || dw) && (x.impl().numel > 0 || dw))
+  if ((dx || dw) && (checked(x).numel > 0 || dw))
     launch(XD_OP_RMS_NORM_BACKWARD, m.key, *m.device,
-           {arg(grad_out.impl()), arg(x.impl()), arg(rstd.impl()), w ? arg(w->impl()) : arg_absent()},
+           {arg(checked(grad_out)), arg(checked(x)), arg(checked(rstd)), w ? arg(checked(*w)) : arg_absent()},
            {dx ? arg(*dx) : arg_absent(), dw ? arg(*dw) : arg_absent()}, m.kernel_attrs_ptr());
   return {dx ? Tensor(std::move(dx)) : Tensor(), dw ? Tensor(std::move(dw)) : Tensor()};
 }

@@ -24,11 +24,12 @@ struct MetaArgs {
   const void* attrs;                      // the schema's attribute struct (attrs.hpp)
 };
 
-// One output as the op will allocate it.
+// One output as the op will allocate it. Only outputs below MetaResult::num_outputs are written
+// (add_output, add_absent_output); no member is initialised before, as small ops pay for stores.
 struct TensorMeta {
-  bool present = false;  // false: an optional output not asked for (rms_norm_backward)
-  Dtype dtype = Dtype::f32;
-  int ndim = 0;
+  bool present;  // false: an optional output not asked for (rms_norm_backward)
+  Dtype dtype;
+  int ndim;
   int64_t sizes[kMaxDims];  // the first ndim entries
   IntList shape() const { return IntList(sizes, static_cast<size_t>(ndim)); }
 };
@@ -75,6 +76,9 @@ inline TensorMeta& add_output(MetaResult& m, const int64_t* sizes, int ndim, Dty
   return o;
 }
 inline void add_absent_output(MetaResult& m) { m.outputs[m.num_outputs++].present = false; }
+
+// The impl of a tensor the meta function has checked is defined (inline, unlike Tensor::impl()).
+inline const TensorImpl& checked(const Tensor& t) { return *t.impl_ptr(); }
 
 // Output i of `m`, allocated on m.device; nullptr when it is absent.
 inline std::shared_ptr<TensorImpl> allocate_output(const MetaResult& m, int i) {

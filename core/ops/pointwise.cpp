@@ -57,14 +57,12 @@ MetaResult meta_binary(const MetaArgs& m) {
   check_same_device(name, "self", ia, "other", ib);
   check_same_dtype(name, "self", ia, "other", ib);
   check_dtype(name, "self", ia.dtype, binary_dtypes(m.op));
-  int64_t shape[kMaxDims];
-  int nd = ia.ndim;
-  for (int i = 0; i < nd; ++i) shape[i] = ia.sizes[i];
-  broadcast_into(shape, nd, ib.sizes, ib.ndim, name);
   const bool compare = m.op == XD_OP_EQ || m.op == XD_OP_LT || m.op == XD_OP_GT;
   r.device = &ia.device_record();
   r.key = ia.dtype;
-  add_output(r, shape, nd, compare ? Dtype::boolean : ia.dtype);
+  // Broadcast in place in the output's sizes: this is every small op's path, kept free of copies.
+  TensorMeta& o = add_output(r, ia.sizes, ia.ndim, compare ? Dtype::boolean : ia.dtype);
+  broadcast_into(o.sizes, o.ndim, ib.sizes, ib.ndim, name);
   return r;
 }
 
@@ -119,28 +117,22 @@ MetaResult meta_unary(const MetaArgs& m) {
 namespace {
 
 // The output is allocated in the result's shape; inputs are viewed broadcast to it.
-Tensor launch_broadcast(xd_op op, const MetaResult& m, std::initializer_list<const Tensor*> inputs) {
-  auto out = allocate_output(m, 0);
-  if (out->numel > 0) {
-    Arg in[kMaxInputs];
-    size_t n = 0;
-    for (const Tensor* t : inputs) in[n++] = arg_broadcast(t->impl(), out->sizes, out->ndim);
-    const Arg o = arg(*out);
-    launch(op, m.key, *m.device, std::span<const Arg>(in, n), std::span<const Arg>(&o, 1), m.kernel_attrs_ptr());
-  }
-  return Tensor(std::move(out));
-}
-
 template <class Attrs>
 Tensor binary(xd_op op, const char* name, const Tensor& a, const Tensor& b, const Attrs& attrs) {
-  return launch_broadcast(op, run_meta(op, name, {&a, &b}, attrs), {&a, &b});
+  const MetaResult m = run_meta(op, name, {&a, &b}, attrs);
+  auto out = allocate_output(m, 0);
+  if (out->numel > 0)
+    launch(op, m.key, *m.device,
+           {arg_broadcast(checked(a), out->sizes, out->ndim), arg_broadcast(checked(b), out->sizes, out->ndim)},
+           {arg(*out)}, m.kernel_attrs_ptr());
+  return Tensor(std::move(out));
 }
 
 template <class Attrs>
 Tensor unary(xd_op op, const char* name, const Tensor& a, const Attrs& attrs) {
   const MetaResult m = run_meta(op, name, {&a}, attrs);
   auto out = allocate_output(m, 0);
-  if (out->numel > 0) launch(op, m.key, *m.device, {arg(a.impl())}, {arg(*out)}, m.kernel_attrs_ptr());
+  if (out->numel > 0) launch(op, m.key, *m.device, {arg(checked(a))}, {arg(*out)}, m.kernel_attrs_ptr());
   return Tensor(std::move(out));
 }
 
@@ -157,7 +149,14 @@ Tensor gt(const Tensor& a, const Tensor& b) { return binary(XD_OP_GT, "gt", a, b
 Tensor pow(const Tensor& a, double exponent) { return unary(XD_OP_POW, "pow", a, PowAttrs{exponent}); }
 
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
-  return launch_broadcast(XD_OP_WHERE, run_meta(XD_OP_WHERE, "where", {&cond, &a, &b}, NoAttrs{}), {&cond, &a, &b});
+  const MetaResult m = run_meta(XD_OP_WHERE, "where", {&cond, &a, &b}, NoAttrs{});
+  auto out = allocate_output(m, 0);
+  if (out->numel > 0)
+    launch(XD_OP_WHERE, m.key, *m.device,
+           {arg_broadcast(checked(cond), out->sizes, out->ndim), arg_broadcast(checked(a), out->sizes, out->ndim),
+            arg_broadcast(checked(b), out->sizes, out->ndim)},
+           {arg(*out)}, nullptr);
+  return Tensor(std::move(out));
 }
 
 Tensor neg(const Tensor& a) { return unary(XD_OP_NEG, "neg", a, NoAttrs{}); }

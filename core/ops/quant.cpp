@@ -108,7 +108,7 @@ MetaResult meta_scaled_mm(const MetaArgs& m) {
 Tensor int_mm(const Tensor& a, const Tensor& b) {
   const MetaResult m = run_meta(XD_OP_INT_MM, "int_mm", {&a, &b}, NoAttrs{});
   auto out = allocate_output(m, 0);
-  if (out->numel > 0) launch(XD_OP_INT_MM, m.key, *m.device, {arg(a.impl()), arg(b.impl())}, {arg(*out)}, nullptr);
+  if (out->numel > 0) launch(XD_OP_INT_MM, m.key, *m.device, {arg(checked(a)), arg(checked(b))}, {arg(*out)}, nullptr);
   return Tensor(std::move(out));
 }
 
@@ -122,8 +122,8 @@ Tensor scaled_mm(const Tensor& a, const Tensor& b, const Tensor& scale_a, const 
     // Scales travel broadcast to [M, 1] and [1, N], whichever form (tensor-wise, row-wise) they have.
     const int64_t sa_shape[2] = {out->sizes[0], 1}, sb_shape[2] = {1, out->sizes[1]};
     launch(XD_OP_SCALED_MM, m.key, *m.device,
-           {arg(a.impl()), arg(b.impl()), arg_broadcast(scale_a.impl(), sa_shape, 2),
-            arg_broadcast(scale_b.impl(), sb_shape, 2), ibias != nullptr ? arg(ibias->impl()) : arg_absent()},
+           {arg(checked(a)), arg(checked(b)), arg_broadcast(checked(scale_a), sa_shape, 2),
+            arg_broadcast(checked(scale_b), sb_shape, 2), ibias != nullptr ? arg(checked(*ibias)) : arg_absent()},
            {arg(*out)}, nullptr);
   }
   return Tensor(std::move(out));

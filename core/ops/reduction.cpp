@@ -106,7 +106,7 @@ Tensor reduce(xd_op op, const char* name, const Tensor& a, IntList dims, bool ke
   if (out->numel > 0) {
     // The kernel sees the output with the input's rank (a scalar as rank 1): reduced dims have
     // size 1, in the order of the input's dims.
-    const TensorImpl& ia = a.impl();
+    const TensorImpl& ia = checked(a);
     const uint64_t mask = m.kernel_attrs.reduce.dim_mask;
     Arg o;
     o.t = out.get();
@@ -126,7 +126,7 @@ Tensor softmax_like(xd_op op, const char* name, const Tensor& a, int64_t dim) {
   const MetaResult m = run_meta(op, name, {&a}, DimAttrs{dim});
   auto out = allocate_output(m, 0);
   if (out->numel > 0)
-    launch(op, m.key, *m.device, {rank1_if_scalar(arg(a.impl()))}, {rank1_if_scalar(arg(*out))},
+    launch(op, m.key, *m.device, {rank1_if_scalar(arg(checked(a)))}, {rank1_if_scalar(arg(*out))},
            m.kernel_attrs_ptr());
   return Tensor(std::move(out));
 }

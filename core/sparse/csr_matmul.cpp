@@ -100,9 +100,9 @@ Tensor csr_matmul(const char* name, const Tensor* input, const SparseCsr& a, con
     const int o = ndim - 2;
     const int64_t shape3[3] = {ndim == 3 ? out->sizes[0] : 1, out->sizes[o], out->sizes[o + 1]};
     // beta == 0 never reads the input, so it is not passed at all: a NaN there cannot propagate.
-    const Arg in = input != nullptr && beta != 0.0 ? arg_broadcast(input->impl(), shape3, 3) : arg_absent();
-    const CsrArgs c = csr_args(crow->impl(), col->impl(), values->impl());
-    launch(XD_OP_CSR_ADDMM, m.key, *m.device, {in, c.crow, c.col, c.values, batched_arg(b.impl(), 3)},
+    const Arg in = input != nullptr && beta != 0.0 ? arg_broadcast(checked(*input), shape3, 3) : arg_absent();
+    const CsrArgs c = csr_args(checked(*crow), checked(*col), checked(*values));
+    launch(XD_OP_CSR_ADDMM, m.key, *m.device, {in, c.crow, c.col, c.values, batched_arg(checked(b), 3)},
            {batched_arg(*out, 3)}, m.kernel_attrs_ptr());
   }
   return Tensor(std::move(out));

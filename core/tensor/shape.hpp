@@ -15,7 +15,11 @@ std::string shape_str(std::span<const int64_t> s);
 int normalize_dim(int64_t dim, int ndim, const char* op);
 
 // LayoutError unless ndim <= kMaxDims (the message of creating such a tensor).
-void check_rank(int ndim);
+[[noreturn]] void throw_rank(int ndim);
+inline void check_rank(int ndim) {
+  if (ndim > kMaxDims) [[unlikely]]
+    throw_rank(ndim);
+}
 
 // Row-major strides for `sizes`; returns numel. ValueError for negative sizes, LayoutError for
 // more than kMaxDims dims, ValueError when the element count overflows int64.
