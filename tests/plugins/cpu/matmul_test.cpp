@@ -275,6 +275,46 @@ TEST(Baddbmm, RandomBroadcastInputMatchesFp64) {
   }
 }
 
+TEST(Baddbmm, PermutedAndTransposedBatchOperandsKnownValues) {
+  // batch1 = [A0, A1] = [[[1, 2], [3, 4]], [[0, 1], [1, 0]]] stored as [m, B, k];
+  // batch2 = [B0, B1] = [[[5, 6], [7, 8]], [[2, 0], [0, 3]]] stored transposed per batch;
+  // input [[1, -1], [2, 0]] stored transposed, broadcast over the batch.
+  // A0 B0 = [[19, 22], [43, 50]], A1 B1 = [[0, 3], [2, 0]]; out = 2 input + 0.5 A B.
+  for (Dtype d : float_dtypes()) {
+    SCOPED_TRACE(trace(d));
+    const xd::Tensor b1 = make({1, 2, 0, 1, 3, 4, 1, 0}, {2, 2, 2}, d).permute({1, 0, 2});
+    const xd::Tensor b2 = make({5, 7, 6, 8, 2, 0, 0, 3}, {2, 2, 2}, d).transpose(1, 2);
+    const xd::Tensor in = make({1, 2, -1, 0}, {2, 2}, d).t();
+    ASSERT_EQ(strides_of(b1), (Shape{2, 4, 1}));
+    ASSERT_EQ(strides_of(b2), (Shape{4, 1, 2}));
+    EXPECT_TRUE(all_equal(read(xd::baddbmm(in, b1, b2, 2.0, 0.5)), {11.5, 9, 25.5, 25, 2, -0.5, 5, 0}));
+  }
+}
+
+TEST(Baddbmm, RandomPermutedBatchOperandsAndTransposedInputMatchFp64) {
+  uint32_t seed = 450;
+  const int64_t bsz = 3, m = 6, k = 9, n = 4;
+  for (Dtype d : float_dtypes()) {
+    SCOPED_TRACE(trace(d));
+    const auto abase = random_values(static_cast<size_t>(k * bsz * m), -2, 2, d, ++seed);  // stored [k, B, m]
+    const auto bbase = random_values(static_cast<size_t>(n * bsz * k), -2, 2, d, ++seed);  // stored [n, B, k]
+    const auto ibase = random_values(static_cast<size_t>(n * m), -3, 3, d, ++seed);        // stored [n, m]
+    const xd::Tensor ta = make(abase, {k, bsz, m}, d).permute({1, 2, 0});  // [B, m, k] strides [m, 1, B*m]
+    const xd::Tensor tb = make(bbase, {n, bsz, k}, d).permute({1, 2, 0});  // [B, k, n] strides [k, 1, B*k]
+    const xd::Tensor ti = make(ibase, {n, m}, d).t();                      // [m, n] strides [1, m]
+    ASSERT_EQ(strides_of(ta), (Shape{m, 1, bsz * m}));
+    ASSERT_EQ(strides_of(tb), (Shape{k, 1, bsz * k}));
+    const auto a = batches(gather(abase, {bsz, m, k}, {m, 1, bsz * m}, 0), bsz, m, k);
+    const auto b = batches(gather(bbase, {bsz, k, n}, {k, 1, bsz * k}, 0), bsz, k, n);
+    const auto iv = gather(ibase, {m, n}, {1, m}, 0);
+    std::vector<double> input;
+    for (int64_t i = 0; i < bsz; ++i) input.insert(input.end(), iv.begin(), iv.end());
+    const xd::Tensor out = xd::baddbmm(ti, ta, tb, 0.75, -1.25);
+    EXPECT_EQ(shape_of(out), (Shape{bsz, m, n}));
+    EXPECT_TRUE(check_bmm(out, a, b, d, -1.25, 0.75, input));
+  }
+}
+
 // ------------------------------------------------------------------ oneDNN vs plain loops
 
 // Disables the named kernels for its lifetime.

@@ -88,6 +88,30 @@ TEST(Unary, EveryFloatOpReadsTransposedSlicedAndPermutedInputs) {
   }
 }
 
+TEST(Unary, EveryFloatOpReadsExpandedInputs) {
+  // Stride-0 dims: every element of a broadcast row or column is one stored value.
+  uint32_t seed = 900;
+  for (const auto& c : float_cases()) {
+    for (Dtype d : {Dtype::f32, Dtype::bf16}) {
+      SCOPED_TRACE(std::string(c.name) + " " + trace(d));
+      const auto row = random_values(5, c.lo, c.hi, d, ++seed);
+      // [5] expanded to [4, 5]: strides [0, 1].
+      const xd::Tensor r = make(row, {5}, d).expand({4, 5});
+      ASSERT_EQ(strides_of(r), (Shape{0, 1}));
+      const xd::Tensor ro = c.op(r);
+      EXPECT_EQ(shape_of(ro), (Shape{4, 5}));
+      EXPECT_TRUE(all_close(read(ro), ref_map(gather(row, {4, 5}, {0, 1}, 0), c.ref), d));
+      // [3, 1] expanded to [3, 6] and one value expanded to [2, 3, 4] (every stride 0).
+      const auto col = random_values(3, c.lo, c.hi, d, ++seed);
+      EXPECT_TRUE(
+          all_close(read(c.op(make(col, {3, 1}, d).expand({3, 6}))), ref_map(gather(col, {3, 6}, {1, 0}, 0), c.ref), d));
+      const xd::Tensor one = make({col[0]}, {1, 1, 1}, d).expand({2, 3, 4});
+      ASSERT_EQ(strides_of(one), (Shape{0, 0, 0}));
+      EXPECT_TRUE(all_close(read(c.op(one)), std::vector<double>(24, c.ref(col[0])), d));
+    }
+  }
+}
+
 TEST(Unary, EmptyZeroDimAndSizeOneInputs) {
   for (const auto& c : float_cases()) {
     SCOPED_TRACE(c.name);
