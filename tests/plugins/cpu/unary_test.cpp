@@ -1,5 +1,5 @@
 // Unary pointwise ops on the CPU backend: neg abs exp log sqrt rsqrt relu gelu (both forms) silu
-// sigmoid tanh pow, checked against literal values and an fp64 recomputation, on contiguous,
+// sigmoid tanh pow, checked against literal values and an fp64 recomputation, on contiguous, expanded,
 // transposed, step-sliced, permuted, empty, 0-d and size-1 inputs.
 #include "test_util.hpp"
 
