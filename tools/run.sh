@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The main job: install what is missing, configure, build, then print the load report (xd-info),
 # run the LLaMA-style MLP example on the device XD_BACKEND selects (default cpu) checked against
-# the CPU reference, and end with the conformance matrix over every available backend
-# (xd-conform; the CPU reference alone is checked against itself when it is the only backend)
-# plus the golden cases. Exit status: non-zero when any step fails.
+# the CPU reference, and end with the conformance matrix over every available backend, or the one
+# XD_BACKEND selects when it is set (xd-conform; the CPU reference alone is checked against itself
+# when it is the only backend) plus the golden cases. Exit status: non-zero when any step fails.
 # Usage: tools/run.sh [--preset NAME]
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 xd_parse_preset_arg "$@"
@@ -15,10 +15,10 @@ echo
 echo
 "$bin/llama_mlp"
 echo
-echo "== conformance: every available backend against the CPU reference =="
+echo "== conformance: every available backend (or XD_BACKEND's) against the CPU reference =="
 status=0
 "$bin/xd-conform" --quick || status=1
 echo
-echo "== golden cases (computed by PyTorch) on every available backend =="
+echo "== golden cases (computed by PyTorch) on every available backend (or XD_BACKEND's) =="
 "$bin/xd-conform" --golden "$XD_ROOT/tests/golden" || status=1
 exit $status

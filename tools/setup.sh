@@ -36,7 +36,18 @@ xd_install_packages() {
 
 xd_build() {
   cd "$XD_ROOT"
-  cmake --preset "$XD_PRESET" >/dev/null
+  # Configure quietly, but show the project's own status lines ("-- xdispatch: ..."), which say
+  # which optional parts were found and which were switched off for a missing package; show
+  # everything when configuring fails.
+  local log
+  log="$(mktemp)"
+  if ! cmake --preset "$XD_PRESET" >"$log" 2>&1; then
+    cat "$log" >&2
+    rm -f "$log"
+    return 1
+  fi
+  grep -E '^-- xdispatch: ' "$log" || true
+  rm -f "$log"
   cmake --build --preset "$XD_PRESET" -j "$XD_JOBS"
 }
 

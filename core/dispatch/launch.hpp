@@ -32,6 +32,9 @@ Arg arg_broadcast(const TensorImpl& t, const int64_t* sizes, int ndim);
 inline constexpr size_t kMaxInputs = 5;
 inline constexpr size_t kMaxOutputs = 3;
 
+// ValueError unless XD_FALLBACK is unset, "error" or "cpu" (checked when the registry starts).
+void check_fallback_setting();
+
 // All inputs and outputs are on `dev`. `key` is the dtype the op is keyed on (see xd_op).
 void launch(xd_op op, Dtype key, DeviceRecord& dev, std::span<const Arg> inputs, std::span<const Arg> outputs,
             const void* attrs);

@@ -1,10 +1,14 @@
-// empty, zeros, ones, full, arange, rand, randn, tensor.
+// empty, zeros, ones, full, arange, rand, randn, tensor. The ops with a kernel (fill, arange,
+// rand, randn) run their schema's meta function (below) first: it checks the attributes and
+// gives the output's shape, dtype and device, which have no input tensor to come from.
 #include <xd/error.hpp>
 #include <xd/ops.hpp>
 #include <xd/philox.hpp>
 
 #include "dispatch/launch.hpp"
 #include "ops/meta.hpp"
+#include "ops/meta_functions.hpp"
+#include "ops/schema.hpp"
 
 #include <cmath>
 #include <limits>
@@ -12,6 +16,8 @@
 namespace xd {
 
 using namespace detail;
+
+namespace detail {
 
 namespace {
 
@@ -34,22 +40,33 @@ xd_attrs_scalar scalar_for(const char* op, double value, Dtype dtype) {
   return s;
 }
 
-}  // namespace
-
-Tensor empty(IntList sizes, Dtype dtype, Device device) { return Tensor(allocate_tensor(record(device), sizes, dtype)); }
-
-Tensor full(IntList sizes, double value, Dtype dtype, Device device) {
-  auto t = allocate_tensor(record(device), sizes, dtype);
-  const xd_attrs_scalar s = scalar_for("full", value, dtype);
-  if (t->numel > 0) launch(XD_OP_FILL, dtype, t->device_record(), {}, {arg(*t)}, &s);
-  return Tensor(std::move(t));
+// A result on `device` with one output of `sizes`, validated as allocate_tensor will (rank,
+// negative sizes, element count).
+MetaResult created(Device device, IntList sizes, Dtype dtype) {
+  MetaResult r;
+  r.device = &record(device);
+  r.key = dtype;
+  check_rank(static_cast<int>(sizes.size()));
+  int64_t strides[kMaxDims];
+  (void)contiguous_strides(sizes.data(), static_cast<int>(sizes.size()), strides, "empty");
+  add_output(r, sizes.data(), static_cast<int>(sizes.size()), dtype);
+  return r;
 }
 
-Tensor zeros(IntList sizes, Dtype dtype, Device device) { return full(sizes, 0.0, dtype, device); }
-Tensor ones(IntList sizes, Dtype dtype, Device device) { return full(sizes, 1.0, dtype, device); }
+}  // namespace
 
-Tensor arange(double start, double end, double step, Dtype dtype, Device device) {
-  check_dtype("arange", "dtype", dtype, kNumeric);
+MetaResult meta_fill(const MetaArgs& m) {
+  const FillAttrs& at = attrs_of<FillAttrs>(m);
+  MetaResult r = created(at.device, at.sizes, at.dtype);
+  r.kernel_attrs.scalar = scalar_for(m.name, at.value, at.dtype);
+  r.has_kernel_attrs = true;
+  return r;
+}
+
+MetaResult meta_arange(const MetaArgs& m) {
+  const ArangeAttrs& at = attrs_of<ArangeAttrs>(m);
+  const double start = at.start, end = at.end, step = at.step;
+  check_dtype("arange", "dtype", at.dtype, kNumeric);
   if (!std::isfinite(start) || !std::isfinite(end) || !std::isfinite(step))
     throw ValueError("arange: start, end and step must be finite");
   if (step == 0) throw ValueError("arange: step must be nonzero");
@@ -60,16 +77,51 @@ Tensor arange(double start, double end, double step, Dtype dtype, Device device)
   a.struct_size = sizeof a;
   a.start = start;
   a.step = step;
-  if (is_integral(dtype)) {
+  if (is_integral(at.dtype)) {
     if (start != std::floor(start) || step != std::floor(step))
-      throw ValueError(std::string("arange: start and step must be integers for dtype ") + dtype_name(dtype));
+      throw ValueError(std::string("arange: start and step must be integers for dtype ") + dtype_name(at.dtype));
     a.int_start = static_cast<int64_t>(start);
     a.int_step = static_cast<int64_t>(step);
   }
   const double n = std::ceil((end - start) / step);
   if (n > 9.0e15) throw ValueError("arange: " + std::to_string(n) + " elements is too many");
-  auto t = allocate_tensor(record(device), {static_cast<int64_t>(n)}, dtype);
-  if (t->numel > 0) launch(XD_OP_ARANGE, dtype, t->device_record(), {}, {arg(*t)}, &a);
+  MetaResult r = created(at.device, {static_cast<int64_t>(n)}, at.dtype);
+  r.kernel_attrs.arange = a;
+  r.has_kernel_attrs = true;
+  return r;
+}
+
+MetaResult meta_random(const MetaArgs& m) {
+  const RandomAttrs& at = attrs_of<RandomAttrs>(m);
+  check_dtype(m.name, "dtype", at.dtype, kFloat);
+  MetaResult r = created(at.device, at.sizes, at.dtype);
+  xd_attrs_random& k = r.kernel_attrs.random;
+  k = xd_attrs_random{};
+  k.struct_size = sizeof k;
+  k.low = 0.0;
+  k.high = 1.0;
+  r.has_kernel_attrs = true;
+  return r;  // seed and offset: taken from the generator at launch (the meta function is pure)
+}
+
+}  // namespace detail
+
+Tensor empty(IntList sizes, Dtype dtype, Device device) { return Tensor(allocate_tensor(record(device), sizes, dtype)); }
+
+Tensor full(IntList sizes, double value, Dtype dtype, Device device) {
+  const MetaResult m = run_meta(XD_OP_FILL, "full", {}, FillAttrs{sizes, value, dtype, device});
+  auto t = allocate_output(m, 0);
+  if (t->numel > 0) launch(XD_OP_FILL, m.key, *m.device, {}, {arg(*t)}, m.kernel_attrs_ptr());
+  return Tensor(std::move(t));
+}
+
+Tensor zeros(IntList sizes, Dtype dtype, Device device) { return full(sizes, 0.0, dtype, device); }
+Tensor ones(IntList sizes, Dtype dtype, Device device) { return full(sizes, 1.0, dtype, device); }
+
+Tensor arange(double start, double end, double step, Dtype dtype, Device device) {
+  const MetaResult m = run_meta(XD_OP_ARANGE, "arange", {}, ArangeAttrs{start, end, step, dtype, device});
+  auto t = allocate_output(m, 0);
+  if (t->numel > 0) launch(XD_OP_ARANGE, m.key, *m.device, {}, {arg(*t)}, m.kernel_attrs_ptr());
   return Tensor(std::move(t));
 }
 
@@ -79,17 +131,14 @@ Tensor arange(int64_t end, Dtype dtype, Device device) {
 
 namespace {
 Tensor random(xd_op op, const char* name, IntList sizes, Dtype dtype, Device device, Generator* generator) {
-  check_dtype(name, "dtype", dtype, kFloat);
-  auto t = allocate_tensor(record(device), sizes, dtype);
+  const MetaResult m = run_meta(op, name, {}, RandomAttrs{sizes, dtype, device});
+  auto t = allocate_output(m, 0);
   Generator& g = generator != nullptr ? *generator : default_generator();
   const uint64_t per = philox::elements_per_block(op == XD_OP_RANDN, dtype == Dtype::f64);
-  xd_attrs_random r{};
-  r.struct_size = sizeof r;
+  xd_attrs_random r = m.kernel_attrs.random;
   r.seed = g.seed();
   r.offset = g.reserve(philox::blocks_for(static_cast<uint64_t>(t->numel), per));
-  r.low = op == XD_OP_RANDN ? 0.0 : 0.0;
-  r.high = 1.0;
-  if (t->numel > 0) launch(op, dtype, t->device_record(), {}, {arg(*t)}, &r);
+  if (t->numel > 0) launch(op, m.key, *m.device, {}, {arg(*t)}, &r);
   return Tensor(std::move(t));
 }
 }  // namespace

@@ -5,10 +5,14 @@
 
 #include "dispatch/launch.hpp"
 #include "ops/meta.hpp"
+#include "ops/meta_functions.hpp"
+#include "ops/schema.hpp"
 
 namespace xd {
 
 using namespace detail;
+
+namespace detail {
 
 namespace {
 
@@ -40,7 +44,7 @@ void check_shape(const char* op, const char* arg, const TensorImpl& t, int64_t r
                      "], got " + shape_str(t.sizes, t.ndim));
 }
 
-xd_attrs_int4 attrs_of(int64_t g) {
+xd_attrs_int4 kernel_attrs_of(int64_t g) {
   xd_attrs_int4 a{};
   a.struct_size = sizeof a;
   a.group_size = g;
@@ -49,20 +53,20 @@ xd_attrs_int4 attrs_of(int64_t g) {
 
 }  // namespace
 
-Tensor weight_int4_mm(const Tensor& input, const Tensor& weight, const Tensor& scales, const Tensor& zeros,
-                      int64_t group_size) {
+MetaResult meta_weight_int4_mm(const MetaArgs& m) {
   const char* op = "weight_int4_mm";
-  const TensorImpl& ix = checked_impl(input, op, "input");
-  const TensorImpl& iw = checked_impl(weight, op, "weight");
-  const TensorImpl& is = checked_impl(scales, op, "scales");
-  const TensorImpl& iz = checked_impl(zeros, op, "zeros");
+  const int64_t group_size = attrs_of<Int4Attrs>(m).group_size;
+  const TensorImpl& ix = checked_impl(*m.inputs[0], op, "input");
+  const TensorImpl& iw = checked_impl(*m.inputs[1], op, "weight");
+  const TensorImpl& is = checked_impl(*m.inputs[2], op, "scales");
+  const TensorImpl& iz = checked_impl(*m.inputs[3], op, "zeros");
   check_same_device(op, "input", ix, "weight", iw);
   check_same_device(op, "input", ix, "scales", is);
   check_same_device(op, "input", ix, "zeros", iz);
   check_group_size(op, group_size);
   check_dtype(op, "input", ix.dtype, kInt4MmDtypes);
   check_ndim(op, "input", ix, 2);
-  const int64_t m = ix.sizes[0], k = ix.sizes[1];
+  const int64_t mm = ix.sizes[0], k = ix.sizes[1];
   check_k(op, "input", ix, k, group_size);
   if (iw.dtype != Dtype::u8)
     throw DtypeError(std::string(op) + ": 'weight' has dtype " + dtype_name(iw.dtype) +
@@ -78,37 +82,64 @@ Tensor weight_int4_mm(const Tensor& input, const Tensor& weight, const Tensor& s
     throw DtypeError(std::string(op) + ": 'zeros' has dtype " + dtype_name(iz.dtype) +
                      ", but zero points are i8 (values 0..15)");
   check_shape(op, "zeros", iz, k / group_size, n, "[K/group_size, N]");
-
-  DeviceRecord& dev = ix.device_record();
-  // K = 0: an empty sum, as mm gives.
-  if (k == 0) return xd::zeros({m, n}, ix.dtype, ix.device());
-  auto out = allocate_tensor(dev, IntList({m, n}), ix.dtype);
-  if (out->numel > 0) {
-    // The kernels take dense row-major operands: the weight rows are streamed with wide loads.
-    const Tensor x = input.contiguous(), w = weight.contiguous(), s = scales.contiguous(), z = zeros.contiguous();
-    const xd_attrs_int4 a = attrs_of(group_size);
-    launch(XD_OP_WEIGHT_INT4_MM, ix.dtype, dev, {arg(x.impl()), arg(w.impl()), arg(s.impl()), arg(z.impl())},
-           {arg(*out)}, &a);
-  }
-  return Tensor(std::move(out));
+  MetaResult r;
+  r.device = &ix.device_record();
+  r.key = ix.dtype;
+  const int64_t shape[2] = {mm, n};
+  add_output(r, shape, 2, ix.dtype);
+  r.kernel_attrs.int4 = kernel_attrs_of(group_size);
+  r.has_kernel_attrs = true;
+  return r;
 }
 
-std::tuple<Tensor, Tensor, Tensor> quantize_int4(const Tensor& weight, int64_t group_size) {
+MetaResult meta_quantize_int4(const MetaArgs& m) {
   const char* op = "quantize_int4";
-  const TensorImpl& iw = checked_impl(weight, op, "weight");
+  const int64_t group_size = attrs_of<Int4Attrs>(m).group_size;
+  const TensorImpl& iw = checked_impl(*m.inputs[0], op, "weight");
   check_group_size(op, group_size);
   check_dtype(op, "weight", iw.dtype, kQuantizeDtypes);
   check_ndim(op, "weight", iw, 2);
   const int64_t n = iw.sizes[0], k = iw.sizes[1];
   check_k(op, "weight", iw, k, group_size);
-  DeviceRecord& dev = iw.device_record();
-  auto packed = allocate_tensor(dev, IntList({n, k / 2}), Dtype::u8);
-  auto scales = allocate_tensor(dev, IntList({k / group_size, n}), iw.dtype);
-  auto zeros = allocate_tensor(dev, IntList({k / group_size, n}), Dtype::i8);
-  if (iw.numel > 0) {
+  MetaResult r;
+  r.device = &iw.device_record();
+  r.key = iw.dtype;
+  const int64_t packed[2] = {n, k / 2}, groups[2] = {k / group_size, n};
+  add_output(r, packed, 2, Dtype::u8);
+  add_output(r, groups, 2, iw.dtype);
+  add_output(r, groups, 2, Dtype::i8);
+  r.kernel_attrs.int4 = kernel_attrs_of(group_size);
+  r.has_kernel_attrs = true;
+  return r;
+}
+
+}  // namespace detail
+
+Tensor weight_int4_mm(const Tensor& input, const Tensor& weight, const Tensor& scales, const Tensor& zeros,
+                      int64_t group_size) {
+  const MetaResult m =
+      run_meta(XD_OP_WEIGHT_INT4_MM, "weight_int4_mm", {&input, &weight, &scales, &zeros}, Int4Attrs{group_size});
+  // K = 0: an empty sum, as mm gives.
+  if (input.size(1) == 0) return xd::zeros(m.outputs[0].shape(), m.outputs[0].dtype, input.device());
+  auto out = allocate_output(m, 0);
+  if (out->numel > 0) {
+    // The kernels take dense row-major operands: the weight rows are streamed with wide loads.
+    const Tensor x = input.contiguous(), w = weight.contiguous(), s = scales.contiguous(), z = zeros.contiguous();
+    launch(XD_OP_WEIGHT_INT4_MM, m.key, *m.device, {arg(checked(x)), arg(checked(w)), arg(checked(s)), arg(checked(z))},
+           {arg(*out)}, m.kernel_attrs_ptr());
+  }
+  return Tensor(std::move(out));
+}
+
+std::tuple<Tensor, Tensor, Tensor> quantize_int4(const Tensor& weight, int64_t group_size) {
+  const MetaResult m = run_meta(XD_OP_QUANTIZE_INT4, "quantize_int4", {&weight}, Int4Attrs{group_size});
+  auto packed = allocate_output(m, 0);
+  auto scales = allocate_output(m, 1);
+  auto zeros = allocate_output(m, 2);
+  if (checked(weight).numel > 0) {
     const Tensor w = weight.contiguous();
-    const xd_attrs_int4 a = attrs_of(group_size);
-    launch(XD_OP_QUANTIZE_INT4, iw.dtype, dev, {arg(w.impl())}, {arg(*packed), arg(*scales), arg(*zeros)}, &a);
+    launch(XD_OP_QUANTIZE_INT4, m.key, *m.device, {arg(checked(w))}, {arg(*packed), arg(*scales), arg(*zeros)},
+           m.kernel_attrs_ptr());
   }
   return {Tensor(std::move(packed)), Tensor(std::move(scales)), Tensor(std::move(zeros))};
 }

@@ -1,15 +1,20 @@
-// mm, addmm, bmm, baddbmm (dense).
+// mm, addmm, bmm, baddbmm (dense). Each runs its schema's meta function (meta_matmul below),
+// allocates the output it describes and launches.
 #include <xd/error.hpp>
 #include <xd/ops.hpp>
 
 #include "dispatch/launch.hpp"
 #include "ops/meta.hpp"
+#include "ops/meta_functions.hpp"
+#include "ops/schema.hpp"
 
 #include <cmath>
 
 namespace xd {
 
 using namespace detail;
+
+namespace detail {
 
 namespace {
 
@@ -39,12 +44,17 @@ xd_attrs_blas blas(const char* op, double beta, double alpha) {
   return b;
 }
 
-Tensor matmul(xd_op op, const char* name, const Tensor* input, const Tensor& a, const Tensor& b, int ndim,
-              double beta, double alpha) {
-  const char* an = input != nullptr ? (ndim == 2 ? "mat1" : "batch1") : "self";
-  const char* bn = input != nullptr ? (ndim == 2 ? "mat2" : "batch2") : "mat2";
-  const TensorImpl& ia = checked_impl(a, name, an);
-  const TensorImpl& ib = checked_impl(b, name, bn);
+}  // namespace
+
+// Inputs: mm / bmm (self, mat2); addmm (self, mat1, mat2); baddbmm (self, batch1, batch2).
+MetaResult meta_matmul(const MetaArgs& m) {
+  const char* name = m.name;
+  const bool with_input = m.op == XD_OP_ADDMM || m.op == XD_OP_BADDBMM;
+  const int ndim = (m.op == XD_OP_BMM || m.op == XD_OP_BADDBMM) ? 3 : 2;
+  const char* an = with_input ? (ndim == 2 ? "mat1" : "batch1") : "self";
+  const char* bn = with_input ? (ndim == 2 ? "mat2" : "batch2") : "mat2";
+  const TensorImpl& ia = checked_impl(*m.inputs[with_input ? 1 : 0], name, an);
+  const TensorImpl& ib = checked_impl(*m.inputs[with_input ? 2 : 1], name, bn);
   check_pair(name, an, ia, bn, ib, ndim);
   int64_t shape[3];
   if (ndim == 2) {
@@ -55,41 +65,58 @@ Tensor matmul(xd_op op, const char* name, const Tensor* input, const Tensor& a, 
     shape[1] = ia.sizes[1];
     shape[2] = ib.sizes[2];
   }
-  DeviceRecord& dev = ia.device_record();
-  const TensorImpl* ii = nullptr;
-  if (input != nullptr) {
-    ii = &checked_impl(*input, name, "self");
-    check_same_device(name, "self", *ii, an, ia);
-    check_same_dtype(name, "self", *ii, an, ia);
+  MetaResult r;
+  if (with_input) {
+    const TensorImpl& ii = checked_impl(*m.inputs[0], name, "self");
+    check_same_device(name, "self", ii, an, ia);
+    check_same_dtype(name, "self", ii, an, ia);
     int64_t bs[kMaxDims];
     int bnd = ndim;
     for (int i = 0; i < ndim; ++i) bs[i] = shape[i];
-    broadcast_into(bs, bnd, ii->sizes, ii->ndim, name);
+    broadcast_into(bs, bnd, ii.sizes, ii.ndim, name);
     if (bnd != ndim || !std::equal(bs, bs + ndim, shape))
-      throw ShapeError(std::string(name) + ": 'self' " + shape_str(ii->sizes, ii->ndim) +
+      throw ShapeError(std::string(name) + ": 'self' " + shape_str(ii.sizes, ii.ndim) +
                        " does not broadcast to the result's shape " + shape_str(shape, ndim));
+    const BlasAttrs& at = attrs_of<BlasAttrs>(m);
+    r.kernel_attrs.blas = blas(name, at.beta, at.alpha);
+    r.has_kernel_attrs = true;
   }
-  auto out = allocate_tensor(dev, IntList(shape, static_cast<size_t>(ndim)), ia.dtype);
-  if (out->numel > 0) {
-    if (ii != nullptr) {
-      const xd_attrs_blas at = blas(name, beta, alpha);
-      launch(op, ia.dtype, dev, {arg_broadcast(*ii, shape, ndim), arg(ia), arg(ib)}, {arg(*out)}, &at);
-    } else {
-      launch(op, ia.dtype, dev, {arg(ia), arg(ib)}, {arg(*out)}, nullptr);
-    }
-  }
+  r.device = &ia.device_record();
+  r.key = ia.dtype;
+  add_output(r, shape, ndim, ia.dtype);
+  return r;
+}
+
+}  // namespace detail
+
+namespace {
+
+Tensor matmul(xd_op op, const char* name, const Tensor& a, const Tensor& b) {
+  const MetaResult m = run_meta(op, name, {&a, &b}, NoAttrs{});
+  auto out = allocate_output(m, 0);
+  if (out->numel > 0) launch(op, m.key, *m.device, {arg(checked(a)), arg(checked(b))}, {arg(*out)}, nullptr);
+  return Tensor(std::move(out));
+}
+
+Tensor matmul_add(xd_op op, const char* name, const Tensor& input, const Tensor& a, const Tensor& b, double beta,
+                  double alpha) {
+  const MetaResult m = run_meta(op, name, {&input, &a, &b}, BlasAttrs{beta, alpha});
+  auto out = allocate_output(m, 0);
+  if (out->numel > 0)
+    launch(op, m.key, *m.device, {arg_broadcast(checked(input), out->sizes, out->ndim), arg(checked(a)), arg(checked(b))},
+           {arg(*out)}, m.kernel_attrs_ptr());
   return Tensor(std::move(out));
 }
 
 }  // namespace
 
-Tensor mm(const Tensor& a, const Tensor& b) { return matmul(XD_OP_MM, "mm", nullptr, a, b, 2, 0, 1); }
+Tensor mm(const Tensor& a, const Tensor& b) { return matmul(XD_OP_MM, "mm", a, b); }
 Tensor addmm(const Tensor& input, const Tensor& a, const Tensor& b, double beta, double alpha) {
-  return matmul(XD_OP_ADDMM, "addmm", &input, a, b, 2, beta, alpha);
+  return matmul_add(XD_OP_ADDMM, "addmm", input, a, b, beta, alpha);
 }
-Tensor bmm(const Tensor& a, const Tensor& b) { return matmul(XD_OP_BMM, "bmm", nullptr, a, b, 3, 0, 1); }
+Tensor bmm(const Tensor& a, const Tensor& b) { return matmul(XD_OP_BMM, "bmm", a, b); }
 Tensor baddbmm(const Tensor& input, const Tensor& a, const Tensor& b, double beta, double alpha) {
-  return matmul(XD_OP_BADDBMM, "baddbmm", &input, a, b, 3, beta, alpha);
+  return matmul_add(XD_OP_BADDBMM, "baddbmm", input, a, b, beta, alpha);
 }
 
 }  // namespace xd

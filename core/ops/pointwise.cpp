@@ -1,9 +1,13 @@
-// Pointwise ops: binary with broadcasting, comparisons, where, unary.
+// Pointwise ops: binary with broadcasting, comparisons, where, unary. Each public op runs its
+// schema's meta function (meta_binary, meta_where, meta_unary below), allocates the output it
+// describes and launches.
 #include <xd/error.hpp>
 #include <xd/ops.hpp>
 
 #include "dispatch/launch.hpp"
 #include "ops/meta.hpp"
+#include "ops/meta_functions.hpp"
+#include "ops/schema.hpp"
 
 #include <cmath>
 
@@ -11,25 +15,19 @@ namespace xd {
 
 using namespace detail;
 
+namespace detail {
+
 namespace {
 
-Tensor binary(xd_op op, const char* name, const Tensor& a, const Tensor& b, uint32_t dtypes, bool bool_out,
-              const void* attrs) {
-  const TensorImpl& ia = checked_impl(a, name, "self");
-  const TensorImpl& ib = checked_impl(b, name, "other");
-  check_same_device(name, "self", ia, "other", ib);
-  check_same_dtype(name, "self", ia, "other", ib);
-  check_dtype(name, "self", ia.dtype, dtypes);
-  int64_t shape[kMaxDims];
-  int nd = ia.ndim;
-  for (int i = 0; i < nd; ++i) shape[i] = ia.sizes[i];
-  broadcast_into(shape, nd, ib.sizes, ib.ndim, name);
-  DeviceRecord& dev = ia.device_record();
-  auto out = allocate_tensor(dev, IntList(shape, static_cast<size_t>(nd)), bool_out ? Dtype::boolean : ia.dtype);
-  if (out->numel > 0)
-    launch(op, ia.dtype, dev, {arg_broadcast(ia, shape, nd), arg_broadcast(ib, shape, nd)}, {arg(*out)}, attrs);
-  return Tensor(std::move(out));
+uint32_t binary_dtypes(xd_op op) {
+  switch (op) {
+    case XD_OP_DIV: return kFloat;
+    case XD_OP_EQ: return kNumericBool;
+    default: return kNumeric;  // add, sub, mul, lt, gt
+  }
 }
+
+uint32_t unary_dtypes(xd_op op) { return (op == XD_OP_NEG || op == XD_OP_ABS || op == XD_OP_RELU) ? kNumeric : kFloat; }
 
 xd_attrs_scalar alpha_attr(const char* op, const Tensor& a, double alpha) {
   xd_attrs_scalar s{};
@@ -45,42 +43,33 @@ xd_attrs_scalar alpha_attr(const char* op, const Tensor& a, double alpha) {
   return s;
 }
 
-Tensor unary(xd_op op, const char* name, const Tensor& a, uint32_t dtypes, const void* attrs = nullptr) {
-  const TensorImpl& ia = checked_impl(a, name, "self");
-  check_dtype(name, "self", ia.dtype, dtypes);
-  DeviceRecord& dev = ia.device_record();
-  auto out = allocate_tensor(dev, IntList(ia.sizes, static_cast<size_t>(ia.ndim)), ia.dtype);
-  if (out->numel > 0) launch(op, ia.dtype, dev, {arg(ia)}, {arg(*out)}, attrs);
-  return Tensor(std::move(out));
-}
-
 }  // namespace
 
-Tensor add(const Tensor& a, const Tensor& b, double alpha) {
-  const xd_attrs_scalar s = alpha_attr("add", a, alpha);
-  return binary(XD_OP_ADD, "add", a, b, kNumeric, false, &s);
+MetaResult meta_binary(const MetaArgs& m) {
+  const char* name = m.name;
+  MetaResult r;
+  if (m.op == XD_OP_ADD || m.op == XD_OP_SUB) {
+    r.kernel_attrs.scalar = alpha_attr(name, *m.inputs[0], attrs_of<AlphaAttrs>(m).alpha);
+    r.has_kernel_attrs = true;
+  }
+  const TensorImpl& ia = checked_impl(*m.inputs[0], name, "self");
+  const TensorImpl& ib = checked_impl(*m.inputs[1], name, "other");
+  check_same_device(name, "self", ia, "other", ib);
+  check_same_dtype(name, "self", ia, "other", ib);
+  check_dtype(name, "self", ia.dtype, binary_dtypes(m.op));
+  const bool compare = m.op == XD_OP_EQ || m.op == XD_OP_LT || m.op == XD_OP_GT;
+  r.device = &ia.device_record();
+  r.key = ia.dtype;
+  // Broadcast in place in the output's sizes: this is every small op's path, kept free of copies.
+  TensorMeta& o = add_output(r, ia.sizes, ia.ndim, compare ? Dtype::boolean : ia.dtype);
+  broadcast_into(o.sizes, o.ndim, ib.sizes, ib.ndim, name);
+  return r;
 }
-Tensor sub(const Tensor& a, const Tensor& b, double alpha) {
-  const xd_attrs_scalar s = alpha_attr("sub", a, alpha);
-  return binary(XD_OP_SUB, "sub", a, b, kNumeric, false, &s);
-}
-Tensor mul(const Tensor& a, const Tensor& b) { return binary(XD_OP_MUL, "mul", a, b, kNumeric, false, nullptr); }
-Tensor div(const Tensor& a, const Tensor& b) { return binary(XD_OP_DIV, "div", a, b, kFloat, false, nullptr); }
-Tensor eq(const Tensor& a, const Tensor& b) { return binary(XD_OP_EQ, "eq", a, b, kNumericBool, true, nullptr); }
-Tensor lt(const Tensor& a, const Tensor& b) { return binary(XD_OP_LT, "lt", a, b, kNumeric, true, nullptr); }
-Tensor gt(const Tensor& a, const Tensor& b) { return binary(XD_OP_GT, "gt", a, b, kNumeric, true, nullptr); }
 
-Tensor pow(const Tensor& a, double exponent) {
-  xd_attrs_scalar s{};
-  s.struct_size = sizeof s;
-  s.real = exponent;
-  return unary(XD_OP_POW, "pow", a, kFloat, &s);
-}
-
-Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
-  const TensorImpl& ic = checked_impl(cond, "where", "condition");
-  const TensorImpl& ia = checked_impl(a, "where", "self");
-  const TensorImpl& ib = checked_impl(b, "where", "other");
+MetaResult meta_where(const MetaArgs& m) {
+  const TensorImpl& ic = checked_impl(*m.inputs[0], "where", "condition");
+  const TensorImpl& ia = checked_impl(*m.inputs[1], "where", "self");
+  const TensorImpl& ib = checked_impl(*m.inputs[2], "where", "other");
   if (ic.dtype != Dtype::boolean)
     throw DtypeError(std::string("where: 'condition' must be bool, got ") + dtype_name(ic.dtype) +
                      "; build it with a comparison such as xd::gt(x, y)");
@@ -93,31 +82,96 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   for (int i = 0; i < nd; ++i) shape[i] = ic.sizes[i];
   broadcast_into(shape, nd, ia.sizes, ia.ndim, "where");
   broadcast_into(shape, nd, ib.sizes, ib.ndim, "where");
-  DeviceRecord& dev = ia.device_record();
-  auto out = allocate_tensor(dev, IntList(shape, static_cast<size_t>(nd)), ia.dtype);
+  MetaResult r;
+  r.device = &ia.device_record();
+  r.key = ia.dtype;
+  add_output(r, shape, nd, ia.dtype);
+  return r;
+}
+
+MetaResult meta_unary(const MetaArgs& m) {
+  const TensorImpl& ia = checked_impl(*m.inputs[0], m.name, "self");
+  check_dtype(m.name, "self", ia.dtype, unary_dtypes(m.op));
+  MetaResult r;
+  if (m.op == XD_OP_POW) {
+    xd_attrs_scalar& s = r.kernel_attrs.scalar;
+    s = xd_attrs_scalar{};
+    s.struct_size = sizeof s;
+    s.real = attrs_of<PowAttrs>(m).exponent;
+    r.has_kernel_attrs = true;
+  } else if (m.op == XD_OP_GELU) {
+    xd_attrs_gelu& g = r.kernel_attrs.gelu;
+    g = xd_attrs_gelu{};
+    g.struct_size = sizeof g;
+    g.approximate = attrs_of<GeluAttrs>(m).approximate == GeluApproximate::tanh ? 1 : 0;
+    r.has_kernel_attrs = true;
+  }
+  r.device = &ia.device_record();
+  r.key = ia.dtype;
+  add_output(r, ia.sizes, ia.ndim, ia.dtype);
+  return r;
+}
+
+}  // namespace detail
+
+namespace {
+
+// The output is allocated in the result's shape; inputs are viewed broadcast to it.
+template <class Attrs>
+Tensor binary(xd_op op, const char* name, const Tensor& a, const Tensor& b, const Attrs& attrs) {
+  const MetaResult m = run_meta(op, name, {&a, &b}, attrs);
+  auto out = allocate_output(m, 0);
   if (out->numel > 0)
-    launch(XD_OP_WHERE, ia.dtype, dev,
-           {arg_broadcast(ic, shape, nd), arg_broadcast(ia, shape, nd), arg_broadcast(ib, shape, nd)}, {arg(*out)},
-           nullptr);
+    launch(op, m.key, *m.device,
+           {arg_broadcast(checked(a), out->sizes, out->ndim), arg_broadcast(checked(b), out->sizes, out->ndim)},
+           {arg(*out)}, m.kernel_attrs_ptr());
   return Tensor(std::move(out));
 }
 
-Tensor neg(const Tensor& a) { return unary(XD_OP_NEG, "neg", a, kNumeric); }
-Tensor abs(const Tensor& a) { return unary(XD_OP_ABS, "abs", a, kNumeric); }
-Tensor exp(const Tensor& a) { return unary(XD_OP_EXP, "exp", a, kFloat); }
-Tensor log(const Tensor& a) { return unary(XD_OP_LOG, "log", a, kFloat); }
-Tensor sqrt(const Tensor& a) { return unary(XD_OP_SQRT, "sqrt", a, kFloat); }
-Tensor rsqrt(const Tensor& a) { return unary(XD_OP_RSQRT, "rsqrt", a, kFloat); }
-Tensor relu(const Tensor& a) { return unary(XD_OP_RELU, "relu", a, kNumeric); }
-Tensor gelu(const Tensor& a, GeluApproximate approximate) {
-  xd_attrs_gelu g{};
-  g.struct_size = sizeof g;
-  g.approximate = approximate == GeluApproximate::tanh ? 1 : 0;
-  return unary(XD_OP_GELU, "gelu", a, kFloat, &g);
+template <class Attrs>
+Tensor unary(xd_op op, const char* name, const Tensor& a, const Attrs& attrs) {
+  const MetaResult m = run_meta(op, name, {&a}, attrs);
+  auto out = allocate_output(m, 0);
+  if (out->numel > 0) launch(op, m.key, *m.device, {arg(checked(a))}, {arg(*out)}, m.kernel_attrs_ptr());
+  return Tensor(std::move(out));
 }
-Tensor silu(const Tensor& a) { return unary(XD_OP_SILU, "silu", a, kFloat); }
-Tensor sigmoid(const Tensor& a) { return unary(XD_OP_SIGMOID, "sigmoid", a, kFloat); }
-Tensor tanh(const Tensor& a) { return unary(XD_OP_TANH, "tanh", a, kFloat); }
+
+}  // namespace
+
+Tensor add(const Tensor& a, const Tensor& b, double alpha) { return binary(XD_OP_ADD, "add", a, b, AlphaAttrs{alpha}); }
+Tensor sub(const Tensor& a, const Tensor& b, double alpha) { return binary(XD_OP_SUB, "sub", a, b, AlphaAttrs{alpha}); }
+Tensor mul(const Tensor& a, const Tensor& b) { return binary(XD_OP_MUL, "mul", a, b, NoAttrs{}); }
+Tensor div(const Tensor& a, const Tensor& b) { return binary(XD_OP_DIV, "div", a, b, NoAttrs{}); }
+Tensor eq(const Tensor& a, const Tensor& b) { return binary(XD_OP_EQ, "eq", a, b, NoAttrs{}); }
+Tensor lt(const Tensor& a, const Tensor& b) { return binary(XD_OP_LT, "lt", a, b, NoAttrs{}); }
+Tensor gt(const Tensor& a, const Tensor& b) { return binary(XD_OP_GT, "gt", a, b, NoAttrs{}); }
+
+Tensor pow(const Tensor& a, double exponent) { return unary(XD_OP_POW, "pow", a, PowAttrs{exponent}); }
+
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
+  const MetaResult m = run_meta(XD_OP_WHERE, "where", {&cond, &a, &b}, NoAttrs{});
+  auto out = allocate_output(m, 0);
+  if (out->numel > 0)
+    launch(XD_OP_WHERE, m.key, *m.device,
+           {arg_broadcast(checked(cond), out->sizes, out->ndim), arg_broadcast(checked(a), out->sizes, out->ndim),
+            arg_broadcast(checked(b), out->sizes, out->ndim)},
+           {arg(*out)}, nullptr);
+  return Tensor(std::move(out));
+}
+
+Tensor neg(const Tensor& a) { return unary(XD_OP_NEG, "neg", a, NoAttrs{}); }
+Tensor abs(const Tensor& a) { return unary(XD_OP_ABS, "abs", a, NoAttrs{}); }
+Tensor exp(const Tensor& a) { return unary(XD_OP_EXP, "exp", a, NoAttrs{}); }
+Tensor log(const Tensor& a) { return unary(XD_OP_LOG, "log", a, NoAttrs{}); }
+Tensor sqrt(const Tensor& a) { return unary(XD_OP_SQRT, "sqrt", a, NoAttrs{}); }
+Tensor rsqrt(const Tensor& a) { return unary(XD_OP_RSQRT, "rsqrt", a, NoAttrs{}); }
+Tensor relu(const Tensor& a) { return unary(XD_OP_RELU, "relu", a, NoAttrs{}); }
+Tensor gelu(const Tensor& a, GeluApproximate approximate) {
+  return unary(XD_OP_GELU, "gelu", a, GeluAttrs{approximate});
+}
+Tensor silu(const Tensor& a) { return unary(XD_OP_SILU, "silu", a, NoAttrs{}); }
+Tensor sigmoid(const Tensor& a) { return unary(XD_OP_SIGMOID, "sigmoid", a, NoAttrs{}); }
+Tensor tanh(const Tensor& a) { return unary(XD_OP_TANH, "tanh", a, NoAttrs{}); }
 
 Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
 Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }

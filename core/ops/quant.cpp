@@ -5,10 +5,14 @@
 
 #include "dispatch/launch.hpp"
 #include "ops/meta.hpp"
+#include "ops/meta_functions.hpp"
+#include "ops/schema.hpp"
 
 namespace xd {
 
 using namespace detail;
+
+namespace detail {
 
 namespace {
 
@@ -61,27 +65,28 @@ void check_bias(const char* op, const TensorImpl& a, const TensorImpl& bias, int
 
 }  // namespace
 
-Tensor int_mm(const Tensor& a, const Tensor& b) {
+MetaResult meta_int_mm(const MetaArgs& m) {
   const char* op = "int_mm";
-  const TensorImpl& ia = checked_impl(a, op, "self");
-  const TensorImpl& ib = checked_impl(b, op, "mat2");
+  const TensorImpl& ia = checked_impl(*m.inputs[0], op, "self");
+  const TensorImpl& ib = checked_impl(*m.inputs[1], op, "mat2");
   check_dtype(op, "self", ia.dtype, bit(Dtype::i8));
   check_dtype(op, "mat2", ib.dtype, bit(Dtype::i8));
   check_operands(op, ia, ib);
-  DeviceRecord& dev = ia.device_record();
+  MetaResult r;
+  r.device = &ia.device_record();
+  r.key = Dtype::i8;
   const int64_t shape[2] = {ia.sizes[0], ib.sizes[1]};
-  auto out = allocate_tensor(dev, IntList(shape, 2), Dtype::i32);
-  if (out->numel > 0) launch(XD_OP_INT_MM, Dtype::i8, dev, {arg(ia), arg(ib)}, {arg(*out)}, nullptr);
-  return Tensor(std::move(out));
+  add_output(r, shape, 2, Dtype::i32);
+  return r;
 }
 
-Tensor scaled_mm(const Tensor& a, const Tensor& b, const Tensor& scale_a, const Tensor& scale_b,
-                 const std::optional<Tensor>& bias, Dtype out_dtype) {
+MetaResult meta_scaled_mm(const MetaArgs& m) {
   const char* op = "scaled_mm";
-  const TensorImpl& ia = checked_impl(a, op, "self");
-  const TensorImpl& ib = checked_impl(b, op, "mat2");
-  const TensorImpl& isa = checked_impl(scale_a, op, "scale_a");
-  const TensorImpl& isb = checked_impl(scale_b, op, "scale_b");
+  const Dtype out_dtype = attrs_of<ScaledMmAttrs>(m).out_dtype;
+  const TensorImpl& ia = checked_impl(*m.inputs[0], op, "self");
+  const TensorImpl& ib = checked_impl(*m.inputs[1], op, "mat2");
+  const TensorImpl& isa = checked_impl(*m.inputs[2], op, "scale_a");
+  const TensorImpl& isb = checked_impl(*m.inputs[3], op, "scale_b");
   check_dtype(op, "self", ia.dtype, kFp8);
   check_dtype(op, "mat2", ib.dtype, kFp8);
   if ((kScaledOut & bit(out_dtype)) == 0)
@@ -89,20 +94,36 @@ Tensor scaled_mm(const Tensor& a, const Tensor& b, const Tensor& scale_a, const 
                      dtype_set_str(kScaledOut));
   check_operands(op, ia, ib);
   check_scales(op, ia, ib, isa, isb);
-  const int64_t m = ia.sizes[0], n = ib.sizes[1];
-  const TensorImpl* ibias = nullptr;
-  if (bias && bias->defined()) {
-    ibias = &bias->impl();
-    check_bias(op, ia, *ibias, n, out_dtype);
-  }
-  DeviceRecord& dev = ia.device_record();
-  const int64_t shape[2] = {m, n};
-  auto out = allocate_tensor(dev, IntList(shape, 2), out_dtype);
+  const int64_t shape[2] = {ia.sizes[0], ib.sizes[1]};
+  if (const Tensor* bias = m.inputs[4]) check_bias(op, ia, bias->impl(), shape[1], out_dtype);
+  MetaResult r;
+  r.device = &ia.device_record();
+  r.key = ia.dtype;
+  add_output(r, shape, 2, out_dtype);
+  return r;
+}
+
+}  // namespace detail
+
+Tensor int_mm(const Tensor& a, const Tensor& b) {
+  const MetaResult m = run_meta(XD_OP_INT_MM, "int_mm", {&a, &b}, NoAttrs{});
+  auto out = allocate_output(m, 0);
+  if (out->numel > 0) launch(XD_OP_INT_MM, m.key, *m.device, {arg(checked(a)), arg(checked(b))}, {arg(*out)}, nullptr);
+  return Tensor(std::move(out));
+}
+
+Tensor scaled_mm(const Tensor& a, const Tensor& b, const Tensor& scale_a, const Tensor& scale_b,
+                 const std::optional<Tensor>& bias, Dtype out_dtype) {
+  const Tensor* ibias = bias && bias->defined() ? &*bias : nullptr;
+  const MetaResult m = run_meta(XD_OP_SCALED_MM, "scaled_mm", {&a, &b, &scale_a, &scale_b, ibias},
+                                ScaledMmAttrs{out_dtype});
+  auto out = allocate_output(m, 0);
   if (out->numel > 0) {
-    const int64_t sa_shape[2] = {m, 1}, sb_shape[2] = {1, n};
-    launch(XD_OP_SCALED_MM, ia.dtype, dev,
-           {arg(ia), arg(ib), arg_broadcast(isa, sa_shape, 2), arg_broadcast(isb, sb_shape, 2),
-            ibias != nullptr ? arg(*ibias) : arg_absent()},
+    // Scales travel broadcast to [M, 1] and [1, N], whichever form (tensor-wise, row-wise) they have.
+    const int64_t sa_shape[2] = {out->sizes[0], 1}, sb_shape[2] = {1, out->sizes[1]};
+    launch(XD_OP_SCALED_MM, m.key, *m.device,
+           {arg(checked(a)), arg(checked(b)), arg_broadcast(checked(scale_a), sa_shape, 2),
+            arg_broadcast(checked(scale_b), sb_shape, 2), ibias != nullptr ? arg(checked(*ibias)) : arg_absent()},
            {arg(*out)}, nullptr);
   }
   return Tensor(std::move(out));

@@ -1,13 +1,19 @@
-// Reductions over dims (sum, mean, amax, amin, argmax) and softmax / log_softmax.
+// Reductions over dims (sum, mean, amax, amin, argmax) and softmax / log_softmax. Each public op
+// runs its schema's meta function (meta_reduce, meta_softmax below), allocates the output it
+// describes and launches.
 #include <xd/error.hpp>
 #include <xd/ops.hpp>
 
 #include "dispatch/launch.hpp"
 #include "ops/meta.hpp"
+#include "ops/meta_functions.hpp"
+#include "ops/schema.hpp"
 
 namespace xd {
 
 using namespace detail;
+
+namespace detail {
 
 namespace {
 
@@ -22,90 +28,116 @@ Arg rank1_if_scalar(Arg a) {
   return a;
 }
 
-Tensor reduce(xd_op op, const char* name, const Tensor& a, IntList dims, bool keepdim, uint32_t dtypes,
-              bool needs_nonempty) {
-  const TensorImpl& ia = checked_impl(a, name, "self");
-  check_dtype(name, "self", ia.dtype, dtypes);
+uint32_t reduce_dtypes(xd_op op) { return op == XD_OP_MEAN ? kFloat : kNumeric; }
+// amax, amin and argmax have no identity: reducing an empty dim is an error.
+bool needs_nonempty(xd_op op) { return op == XD_OP_AMAX || op == XD_OP_AMIN || op == XD_OP_ARGMAX; }
+
+}  // namespace
+
+MetaResult meta_reduce(const MetaArgs& m) {
+  const char* name = m.name;
+  const ReduceAttrs& at = attrs_of<ReduceAttrs>(m);
+  const TensorImpl& ia = checked_impl(*m.inputs[0], name, "self");
+  check_dtype(name, "self", ia.dtype, reduce_dtypes(m.op));
   uint64_t mask = 0;
-  if (dims.empty()) {
+  if (at.dims.empty()) {
     mask = (ia.ndim == 0) ? 0 : ((1ull << ia.ndim) - 1);
   } else {
-    for (int64_t d : dims) {
+    for (int64_t d : at.dims) {
       const int n = normalize_dim(d, ia.ndim, name);
       if (ia.ndim == 0) continue;
       if (mask & (1ull << n))
         throw ValueError(std::string(name) + ": dim " + std::to_string(n) + " appears more than once in " +
-                         shape_str(dims.vec()));
+                         shape_str(at.dims.vec()));
       mask |= 1ull << n;
     }
   }
-  if (needs_nonempty) {
+  if (needs_nonempty(m.op)) {
     for (int d = 0; d < ia.ndim; ++d)
       if ((mask & (1ull << d)) && ia.sizes[d] == 0)
         throw ShapeError(std::string(name) + ": cannot reduce over dim " + std::to_string(d) + " of size 0 in " +
                          shape_str(ia.sizes, ia.ndim) + "; the operation has no identity");
     if (ia.ndim == 0 && ia.numel == 0) throw ShapeError(std::string(name) + ": empty input");
   }
-  int64_t keep_sizes[kMaxDims], out_sizes[kMaxDims];
+  int64_t out_sizes[kMaxDims];
   int out_nd = 0;
   for (int d = 0; d < ia.ndim; ++d) {
     const bool r = (mask & (1ull << d)) != 0;
-    keep_sizes[d] = r ? 1 : ia.sizes[d];
-    if (!r || keepdim) out_sizes[out_nd++] = keep_sizes[d];
+    if (!r || at.keepdim) out_sizes[out_nd++] = r ? 1 : ia.sizes[d];
   }
-  const Dtype out_dtype = op == XD_OP_ARGMAX ? Dtype::i64
-                          : (op == XD_OP_SUM && is_integral(ia.dtype)) ? Dtype::i64
-                                                                      : ia.dtype;
-  DeviceRecord& dev = ia.device_record();
-  auto out = allocate_tensor(dev, IntList(out_sizes, static_cast<size_t>(out_nd)), out_dtype);
+  const Dtype out_dtype = m.op == XD_OP_ARGMAX                            ? Dtype::i64
+                          : (m.op == XD_OP_SUM && is_integral(ia.dtype)) ? Dtype::i64
+                                                                         : ia.dtype;
+  MetaResult r;
+  r.device = &ia.device_record();
+  r.key = ia.dtype;
+  add_output(r, out_sizes, out_nd, out_dtype);
+  xd_attrs_reduce& k = r.kernel_attrs.reduce;
+  k = xd_attrs_reduce{};
+  k.struct_size = sizeof k;
+  k.dim_mask = ia.ndim == 0 ? 1 : mask;  // the kernel sees a scalar as [1], reduced
+  r.has_kernel_attrs = true;
+  return r;
+}
+
+MetaResult meta_softmax(const MetaArgs& m) {
+  const TensorImpl& ia = checked_impl(*m.inputs[0], m.name, "self");
+  check_dtype(m.name, "self", ia.dtype, kFloat);
+  const int d = normalize_dim(attrs_of<DimAttrs>(m).dim, ia.ndim, m.name);
+  MetaResult r;
+  r.device = &ia.device_record();
+  r.key = ia.dtype;
+  add_output(r, ia.sizes, ia.ndim, ia.dtype);
+  xd_attrs_dim& k = r.kernel_attrs.dim;
+  k = xd_attrs_dim{};
+  k.struct_size = sizeof k;
+  k.dim = ia.ndim == 0 ? 0 : d;
+  r.has_kernel_attrs = true;
+  return r;
+}
+
+}  // namespace detail
+
+namespace {
+
+Tensor reduce(xd_op op, const char* name, const Tensor& a, IntList dims, bool keepdim) {
+  const MetaResult m = run_meta(op, name, {&a}, ReduceAttrs{dims, keepdim});
+  auto out = allocate_output(m, 0);
   if (out->numel > 0) {
-    // The kernel sees the output with the input's rank: reduced dims have size 1.
+    // The kernel sees the output with the input's rank (a scalar as rank 1): reduced dims have
+    // size 1, in the order of the input's dims.
+    const TensorImpl& ia = checked(a);
+    const uint64_t mask = m.kernel_attrs.reduce.dim_mask;
     Arg o;
     o.t = out.get();
-    o.ndim = ia.ndim;
-    if (ia.ndim == 0) {
-      o.ndim = 1;
-      keep_sizes[0] = 1;
-      mask = 1;
-    }
+    o.ndim = ia.ndim == 0 ? 1 : ia.ndim;
     int64_t s = 1;
     for (int d = o.ndim - 1; d >= 0; --d) {
-      o.sizes[d] = keep_sizes[d];
+      o.sizes[d] = (ia.ndim == 0 || (mask & (1ull << d))) ? 1 : ia.sizes[d];
       o.strides[d] = s;
-      s *= keep_sizes[d];
+      s *= o.sizes[d];
     }
-    xd_attrs_reduce r{};
-    r.struct_size = sizeof r;
-    r.dim_mask = mask;
-    launch(op, ia.dtype, dev, {rank1_if_scalar(arg(ia))}, {o}, &r);
+    launch(op, m.key, *m.device, {rank1_if_scalar(arg(ia))}, {o}, m.kernel_attrs_ptr());
   }
   return Tensor(std::move(out));
 }
 
 Tensor softmax_like(xd_op op, const char* name, const Tensor& a, int64_t dim) {
-  const TensorImpl& ia = checked_impl(a, name, "self");
-  check_dtype(name, "self", ia.dtype, kFloat);
-  const int d = normalize_dim(dim, ia.ndim, name);
-  DeviceRecord& dev = ia.device_record();
-  auto out = allocate_tensor(dev, IntList(ia.sizes, static_cast<size_t>(ia.ndim)), ia.dtype);
-  if (out->numel > 0) {
-    xd_attrs_dim at{};
-    at.struct_size = sizeof at;
-    at.dim = ia.ndim == 0 ? 0 : d;
-    launch(op, ia.dtype, dev, {rank1_if_scalar(arg(ia))}, {rank1_if_scalar(arg(*out))}, &at);
-  }
+  const MetaResult m = run_meta(op, name, {&a}, DimAttrs{dim});
+  auto out = allocate_output(m, 0);
+  if (out->numel > 0)
+    launch(op, m.key, *m.device, {rank1_if_scalar(arg(checked(a)))}, {rank1_if_scalar(arg(*out))},
+           m.kernel_attrs_ptr());
   return Tensor(std::move(out));
 }
 
 }  // namespace
 
-Tensor sum(const Tensor& a, IntList dims, bool keepdim) { return reduce(XD_OP_SUM, "sum", a, dims, keepdim, kNumeric, false); }
-Tensor mean(const Tensor& a, IntList dims, bool keepdim) { return reduce(XD_OP_MEAN, "mean", a, dims, keepdim, kFloat, false); }
-Tensor amax(const Tensor& a, IntList dims, bool keepdim) { return reduce(XD_OP_AMAX, "amax", a, dims, keepdim, kNumeric, true); }
-Tensor amin(const Tensor& a, IntList dims, bool keepdim) { return reduce(XD_OP_AMIN, "amin", a, dims, keepdim, kNumeric, true); }
-Tensor argmax(const Tensor& a, int64_t dim, bool keepdim) {
-  return reduce(XD_OP_ARGMAX, "argmax", a, {dim}, keepdim, kNumeric, true);
-}
+Tensor sum(const Tensor& a, IntList dims, bool keepdim) { return reduce(XD_OP_SUM, "sum", a, dims, keepdim); }
+Tensor mean(const Tensor& a, IntList dims, bool keepdim) { return reduce(XD_OP_MEAN, "mean", a, dims, keepdim); }
+Tensor amax(const Tensor& a, IntList dims, bool keepdim) { return reduce(XD_OP_AMAX, "amax", a, dims, keepdim); }
+Tensor amin(const Tensor& a, IntList dims, bool keepdim) { return reduce(XD_OP_AMIN, "amin", a, dims, keepdim); }
+Tensor argmax(const Tensor& a, int64_t dim, bool keepdim) { return reduce(XD_OP_ARGMAX, "argmax", a, {dim}, keepdim); }
 Tensor softmax(const Tensor& a, int64_t dim) { return softmax_like(XD_OP_SOFTMAX, "softmax", a, dim); }
 Tensor log_softmax(const Tensor& a, int64_t dim) { return softmax_like(XD_OP_LOG_SOFTMAX, "log_softmax", a, dim); }
 

@@ -1,62 +1,79 @@
 #include "ops/schema.hpp"
 
+#include "ops/meta_functions.hpp"
+
 #include <array>
 
 namespace xd::detail {
 
 namespace {
+
+// The attribute structs, by op; K: the xd_attrs_* struct the kernel receives.
+template <class A, class K = void>
+AttrsInfo at() {
+  return attrs_info<A, K>();
+}
+
 const std::array<OpSchema, XD_OP_COUNT_V1_1>& schemas() {
+  // clang-format off
   static const std::array<OpSchema, XD_OP_COUNT_V1_1> s = {{
-      {XD_OP_FILL, "fill", OpKind::fill, {}, {"out"}},
-      {XD_OP_ARANGE, "arange", OpKind::arange, {}, {"out"}},
-      {XD_OP_RAND, "rand", OpKind::random, {}, {"out"}},
-      {XD_OP_RANDN, "randn", OpKind::random, {}, {"out"}},
-      {XD_OP_COPY, "copy", OpKind::copy, {"self"}, {"out"}},
-      {XD_OP_ADD, "add", OpKind::binary, {"self", "other"}, {"out"}},
-      {XD_OP_SUB, "sub", OpKind::binary, {"self", "other"}, {"out"}},
-      {XD_OP_MUL, "mul", OpKind::binary, {"self", "other"}, {"out"}},
-      {XD_OP_DIV, "div", OpKind::binary, {"self", "other"}, {"out"}},
-      {XD_OP_POW, "pow", OpKind::unary, {"self"}, {"out"}},
-      {XD_OP_WHERE, "where", OpKind::where, {"condition", "self", "other"}, {"out"}},
-      {XD_OP_EQ, "eq", OpKind::compare, {"self", "other"}, {"out"}},
-      {XD_OP_LT, "lt", OpKind::compare, {"self", "other"}, {"out"}},
-      {XD_OP_GT, "gt", OpKind::compare, {"self", "other"}, {"out"}},
-      {XD_OP_NEG, "neg", OpKind::unary, {"self"}, {"out"}},
-      {XD_OP_ABS, "abs", OpKind::unary, {"self"}, {"out"}},
-      {XD_OP_EXP, "exp", OpKind::unary, {"self"}, {"out"}},
-      {XD_OP_LOG, "log", OpKind::unary, {"self"}, {"out"}},
-      {XD_OP_SQRT, "sqrt", OpKind::unary, {"self"}, {"out"}},
-      {XD_OP_RSQRT, "rsqrt", OpKind::unary, {"self"}, {"out"}},
-      {XD_OP_RELU, "relu", OpKind::unary, {"self"}, {"out"}},
-      {XD_OP_GELU, "gelu", OpKind::unary, {"self"}, {"out"}},
-      {XD_OP_SILU, "silu", OpKind::unary, {"self"}, {"out"}},
-      {XD_OP_SIGMOID, "sigmoid", OpKind::unary, {"self"}, {"out"}},
-      {XD_OP_TANH, "tanh", OpKind::unary, {"self"}, {"out"}},
-      {XD_OP_SUM, "sum", OpKind::reduce, {"self"}, {"out"}},
-      {XD_OP_MEAN, "mean", OpKind::reduce, {"self"}, {"out"}},
-      {XD_OP_AMAX, "amax", OpKind::reduce, {"self"}, {"out"}},
-      {XD_OP_AMIN, "amin", OpKind::reduce, {"self"}, {"out"}},
-      {XD_OP_ARGMAX, "argmax", OpKind::argreduce, {"self"}, {"out"}},
-      {XD_OP_SOFTMAX, "softmax", OpKind::softmax, {"self"}, {"out"}},
-      {XD_OP_LOG_SOFTMAX, "log_softmax", OpKind::softmax, {"self"}, {"out"}},
-      {XD_OP_MM, "mm", OpKind::mm, {"self", "mat2"}, {"out"}},
-      {XD_OP_ADDMM, "addmm", OpKind::addmm, {"self", "mat1", "mat2"}, {"out"}},
-      {XD_OP_BMM, "bmm", OpKind::bmm, {"self", "mat2"}, {"out"}},
-      {XD_OP_BADDBMM, "baddbmm", OpKind::baddbmm, {"self", "batch1", "batch2"}, {"out"}},
-      {XD_OP_RMS_NORM, "rms_norm", OpKind::rms_norm, {"input", "weight"}, {"output", "rstd"}, 0b10, 0},
+      {XD_OP_FILL, "fill", OpKind::fill, {}, {"out"}, meta_fill, at<FillAttrs, xd_attrs_scalar>()},
+      {XD_OP_ARANGE, "arange", OpKind::arange, {}, {"out"}, meta_arange, at<ArangeAttrs, xd_attrs_arange>()},
+      {XD_OP_RAND, "rand", OpKind::random, {}, {"out"}, meta_random, at<RandomAttrs, xd_attrs_random>()},
+      {XD_OP_RANDN, "randn", OpKind::random, {}, {"out"}, meta_random, at<RandomAttrs, xd_attrs_random>()},
+      {XD_OP_COPY, "copy", OpKind::copy, {"self"}, {"out"}, meta_copy, at<CopyAttrs>()},
+      {XD_OP_ADD, "add", OpKind::binary, {"self", "other"}, {"out"}, meta_binary, at<AlphaAttrs, xd_attrs_scalar>()},
+      {XD_OP_SUB, "sub", OpKind::binary, {"self", "other"}, {"out"}, meta_binary, at<AlphaAttrs, xd_attrs_scalar>()},
+      {XD_OP_MUL, "mul", OpKind::binary, {"self", "other"}, {"out"}, meta_binary, at<NoAttrs>()},
+      {XD_OP_DIV, "div", OpKind::binary, {"self", "other"}, {"out"}, meta_binary, at<NoAttrs>()},
+      {XD_OP_POW, "pow", OpKind::unary, {"self"}, {"out"}, meta_unary, at<PowAttrs, xd_attrs_scalar>()},
+      {XD_OP_WHERE, "where", OpKind::where, {"condition", "self", "other"}, {"out"}, meta_where, at<NoAttrs>()},
+      {XD_OP_EQ, "eq", OpKind::compare, {"self", "other"}, {"out"}, meta_binary, at<NoAttrs>()},
+      {XD_OP_LT, "lt", OpKind::compare, {"self", "other"}, {"out"}, meta_binary, at<NoAttrs>()},
+      {XD_OP_GT, "gt", OpKind::compare, {"self", "other"}, {"out"}, meta_binary, at<NoAttrs>()},
+      {XD_OP_NEG, "neg", OpKind::unary, {"self"}, {"out"}, meta_unary, at<NoAttrs>()},
+      {XD_OP_ABS, "abs", OpKind::unary, {"self"}, {"out"}, meta_unary, at<NoAttrs>()},
+      {XD_OP_EXP, "exp", OpKind::unary, {"self"}, {"out"}, meta_unary, at<NoAttrs>()},
+      {XD_OP_LOG, "log", OpKind::unary, {"self"}, {"out"}, meta_unary, at<NoAttrs>()},
+      {XD_OP_SQRT, "sqrt", OpKind::unary, {"self"}, {"out"}, meta_unary, at<NoAttrs>()},
+      {XD_OP_RSQRT, "rsqrt", OpKind::unary, {"self"}, {"out"}, meta_unary, at<NoAttrs>()},
+      {XD_OP_RELU, "relu", OpKind::unary, {"self"}, {"out"}, meta_unary, at<NoAttrs>()},
+      {XD_OP_GELU, "gelu", OpKind::unary, {"self"}, {"out"}, meta_unary, at<GeluAttrs, xd_attrs_gelu>()},
+      {XD_OP_SILU, "silu", OpKind::unary, {"self"}, {"out"}, meta_unary, at<NoAttrs>()},
+      {XD_OP_SIGMOID, "sigmoid", OpKind::unary, {"self"}, {"out"}, meta_unary, at<NoAttrs>()},
+      {XD_OP_TANH, "tanh", OpKind::unary, {"self"}, {"out"}, meta_unary, at<NoAttrs>()},
+      {XD_OP_SUM, "sum", OpKind::reduce, {"self"}, {"out"}, meta_reduce, at<ReduceAttrs, xd_attrs_reduce>()},
+      {XD_OP_MEAN, "mean", OpKind::reduce, {"self"}, {"out"}, meta_reduce, at<ReduceAttrs, xd_attrs_reduce>()},
+      {XD_OP_AMAX, "amax", OpKind::reduce, {"self"}, {"out"}, meta_reduce, at<ReduceAttrs, xd_attrs_reduce>()},
+      {XD_OP_AMIN, "amin", OpKind::reduce, {"self"}, {"out"}, meta_reduce, at<ReduceAttrs, xd_attrs_reduce>()},
+      {XD_OP_ARGMAX, "argmax", OpKind::argreduce, {"self"}, {"out"}, meta_reduce, at<ReduceAttrs, xd_attrs_reduce>()},
+      {XD_OP_SOFTMAX, "softmax", OpKind::softmax, {"self"}, {"out"}, meta_softmax, at<DimAttrs, xd_attrs_dim>()},
+      {XD_OP_LOG_SOFTMAX, "log_softmax", OpKind::softmax, {"self"}, {"out"}, meta_softmax, at<DimAttrs, xd_attrs_dim>()},
+      {XD_OP_MM, "mm", OpKind::mm, {"self", "mat2"}, {"out"}, meta_matmul, at<NoAttrs>()},
+      {XD_OP_ADDMM, "addmm", OpKind::addmm, {"self", "mat1", "mat2"}, {"out"}, meta_matmul, at<BlasAttrs, xd_attrs_blas>()},
+      {XD_OP_BMM, "bmm", OpKind::bmm, {"self", "mat2"}, {"out"}, meta_matmul, at<NoAttrs>()},
+      {XD_OP_BADDBMM, "baddbmm", OpKind::baddbmm, {"self", "batch1", "batch2"}, {"out"}, meta_matmul,
+       at<BlasAttrs, xd_attrs_blas>()},
+      {XD_OP_RMS_NORM, "rms_norm", OpKind::rms_norm, {"input", "weight"}, {"output", "rstd"}, meta_rms_norm,
+       at<RmsNormAttrs, xd_attrs_rms_norm>(), 0b10, 0},
       {XD_OP_RMS_NORM_BACKWARD, "rms_norm_backward", OpKind::rms_norm_backward,
-       {"grad_out", "input", "rstd", "weight"}, {"grad_input", "grad_weight"}, 0b1000, 0b11},
-      {XD_OP_INT_MM, "int_mm", OpKind::int_mm, {"self", "mat2"}, {"out"}},
+       {"grad_out", "input", "rstd", "weight"}, {"grad_input", "grad_weight"}, meta_rms_norm_backward,
+       at<RmsNormBackwardAttrs, xd_attrs_rms_norm_backward>(), 0b1000, 0b11},
+      {XD_OP_INT_MM, "int_mm", OpKind::int_mm, {"self", "mat2"}, {"out"}, meta_int_mm, at<NoAttrs>()},
       {XD_OP_SCALED_MM, "scaled_mm", OpKind::scaled_mm, {"self", "mat2", "scale_a", "scale_b", "bias"}, {"out"},
-       0b10000, 0},
-      {XD_OP_WEIGHT_INT4_MM, "weight_int4_mm", OpKind::weight_int4_mm, {"input", "weight", "scales", "zeros"}, {"out"}},
-      {XD_OP_QUANTIZE_INT4, "quantize_int4", OpKind::quantize_int4, {"weight"}, {"packed", "scales", "zeros"}},
+       meta_scaled_mm, at<ScaledMmAttrs>(), 0b10000, 0},
+      {XD_OP_WEIGHT_INT4_MM, "weight_int4_mm", OpKind::weight_int4_mm, {"input", "weight", "scales", "zeros"}, {"out"},
+       meta_weight_int4_mm, at<Int4Attrs, xd_attrs_int4>()},
+      {XD_OP_QUANTIZE_INT4, "quantize_int4", OpKind::quantize_int4, {"weight"}, {"packed", "scales", "zeros"},
+       meta_quantize_int4, at<Int4Attrs, xd_attrs_int4>()},
       // Sparse CSR (include/xd/sparse.hpp): the public mm/addmm/bmm/baddbmm overloads taking a
       // SparseCsr all run csr_addmm; `self` (the addend) is absent for mm and bmm.
       {XD_OP_CSR_ADDMM, "csr_addmm", OpKind::csr_addmm, {"self", "crow_indices", "col_indices", "values", "mat2"},
-       {"out"}, 0b1, 0},
-      {XD_OP_CSR_TO_DENSE, "csr_to_dense", OpKind::csr_to_dense, {"crow_indices", "col_indices", "values"}, {"out"}},
+       {"out"}, meta_csr_addmm, at<CsrMatmulAttrs, xd_attrs_blas>(), 0b1, 0},
+      {XD_OP_CSR_TO_DENSE, "csr_to_dense", OpKind::csr_to_dense, {"crow_indices", "col_indices", "values"}, {"out"},
+       meta_csr_to_dense, at<CsrToDenseAttrs>()},
   }};
+  // clang-format on
   return s;
 }
 }  // namespace
@@ -67,6 +84,12 @@ const OpSchema* find_op(std::string_view name) {
   for (const auto& s : schemas())
     if (name == s.name) return &s;
   return nullptr;
+}
+
+void throw_schema_mismatch(const OpSchema& s, const std::type_info& attrs, size_t inputs) {
+  throw Error(std::string("internal error: ") + s.name + " was called with attribute struct " + attrs.name() + " and " +
+              std::to_string(inputs) + " inputs, but its schema has " + s.attrs.type->name() + " and " +
+              std::to_string(s.inputs.size()) + " inputs (core/ops/schema.cpp)");
 }
 
 }  // namespace xd::detail

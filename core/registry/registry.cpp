@@ -3,6 +3,7 @@
 #include <xd/error.hpp>
 
 #include "dispatch/dispatch_table.hpp"
+#include "dispatch/launch.hpp"
 #include "plugin/host_api.hpp"
 #include "plugin/loader.hpp"
 #include "registry/device_filter.hpp"
@@ -11,6 +12,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <filesystem>
+
+namespace fs = std::filesystem;
 
 namespace xd::detail {
 
@@ -126,7 +130,12 @@ Registry& Registry::get() {
 }
 
 Registry::Registry() : table_(new DispatchTable()) {
-  (void)device_filter();  // a malformed XD_DEVICES fails here, before anything loads
+  // The core's settings are checked here, before anything loads, so that a bad value fails the
+  // first use of the library instead of being ignored or surfacing later (docs/env-vars.md).
+  check_choice("XD_LOG", {"error", "warn", "info", "debug"},
+               {"errors only", "also warnings", "also each plugin loaded", "also every failed candidate"}, "warn");
+  check_fallback_setting();
+  (void)device_filter();  // a malformed XD_DEVICES fails here too
   load_default_plugins();
 }
 
@@ -147,7 +156,26 @@ Backend* Registry::find(const std::string& name) const {
   return nullptr;
 }
 
+// The report row of the loaded backend whose file `path` is (the same file by device and inode,
+// whatever the spelling of the path), or nullptr.
+const LoadReportRow* Registry::loaded_row_of(const std::string& path) const {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return nullptr;
+  const int n = backend_count();
+  for (int i = 0; i < n; ++i) {
+    const Backend& b = *backends_[static_cast<size_t>(i)];
+    if (!fs::equivalent(path, b.path, ec) || ec) continue;
+    for (const LoadReportRow& row : report_)
+      if (row.status == LoadStatus::loaded && row.path == b.path) return &row;
+  }
+  return nullptr;
+}
+
 LoadReportRow Registry::load_locked(const std::string& path) {
+  // Loading a file that is already loaded is a no-op that returns its row: init must not run
+  // twice, and a library cannot be a duplicate of itself. (A file whose earlier attempt failed is
+  // tried again below and gets a new row.)
+  if (const LoadReportRow* loaded = loaded_row_of(path)) return *loaded;
   OpenedPlugin op = open_plugin(path);
   LoadReportRow& row = op.row;
   auto finish = [&]() -> LoadReportRow {

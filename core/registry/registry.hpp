@@ -106,6 +106,7 @@ class Registry {
   [[noreturn]] void throw_bad_device(Device d) const;
   void load_default_plugins();
   LoadReportRow load_locked(const std::string& path);
+  const LoadReportRow* loaded_row_of(const std::string& path) const;  // mutex_ held
 
   std::array<std::unique_ptr<Backend>, kMaxBackends> backends_;
   std::atomic<int> count_{0};

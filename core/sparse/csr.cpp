@@ -4,6 +4,8 @@
 
 #include "dispatch/launch.hpp"
 #include "ops/meta.hpp"
+#include "ops/meta_functions.hpp"
+#include "ops/schema.hpp"
 #include "sparse/csr_args.hpp"
 
 #include <algorithm>
@@ -143,14 +145,26 @@ SparseCsr SparseCsr::to(Device device) const {
   return out;
 }
 
+// Inputs: the components, whose invariants the constructor checked; the dense shape is the
+// attribute (the components do not hold K). Output: that shape in the values' dtype.
+MetaResult detail::meta_csr_to_dense(const MetaArgs& m) {
+  const TensorImpl& vals = checked_impl(*m.inputs[2], m.name, "values");
+  const IntList sizes = attrs_of<CsrToDenseAttrs>(m).sizes;
+  MetaResult r;
+  r.device = &vals.device_record();
+  r.key = vals.dtype;
+  add_output(r, sizes.data(), static_cast<int>(sizes.size()), vals.dtype);
+  return r;
+}
+
 Tensor SparseCsr::to_dense() const {
   const Impl& s = impl();
-  const TensorImpl& vals = s.values.impl();
-  auto out = allocate_tensor(vals.device_record(), IntList(s.sizes, static_cast<size_t>(s.ndim)), vals.dtype);
+  const MetaResult m = run_meta(XD_OP_CSR_TO_DENSE, "to_dense", {&s.crow, &s.col, &s.values},
+                                CsrToDenseAttrs{IntList(s.sizes, static_cast<size_t>(s.ndim))});
+  auto out = allocate_output(m, 0);
   if (out->numel > 0) {
-    const CsrArgs a = csr_args(s.crow.impl(), s.col.impl(), vals);
-    launch(XD_OP_CSR_TO_DENSE, vals.dtype, vals.device_record(), {a.crow, a.col, a.values}, {batched_arg(*out, 3)},
-           nullptr);
+    const CsrArgs a = csr_args(s.crow.impl(), s.col.impl(), s.values.impl());
+    launch(XD_OP_CSR_TO_DENSE, m.key, *m.device, {a.crow, a.col, a.values}, {batched_arg(*out, 3)}, nullptr);
   }
   return Tensor(std::move(out));
 }

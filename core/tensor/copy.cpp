@@ -1,10 +1,13 @@
 // Copies: within a device through the COPY kernel (strides, broadcast, dtype casts), between
-// devices through the plugins' transfer functions.
+// devices through the plugins' transfer functions. copy_ validates through the copy schema's
+// meta function (meta_copy, below) like every op.
 #include <xd/error.hpp>
 #include <xd/ops.hpp>
 #include <xd/tensor.hpp>
 
 #include "dispatch/launch.hpp"
+#include "ops/meta_functions.hpp"
+#include "ops/schema.hpp"
 #include "runtime/current.hpp"
 #include "tensor/shape.hpp"
 #include "tensor/tensor_impl.hpp"
@@ -48,26 +51,46 @@ void transfer(const TensorImpl& src, TensorImpl& dst) {
 
 using detail::TensorImpl;
 
-Tensor& Tensor::copy_(const Tensor& src) {
-  const TensorImpl& d = detail::checked_impl(*this, "copy_", "self");
-  const TensorImpl& s = detail::checked_impl(src, "copy_", "src");
+namespace detail {
+
+// Inputs: (self = the source); the destination, which copy_ writes into, is an attribute. Output:
+// the destination's shape and dtype. Same device: one COPY kernel (keyed on the source dtype)
+// casts, broadcasts and scatters; across devices copy_ stages through transfers.
+MetaResult meta_copy(const MetaArgs& m) {
+  const TensorImpl& d = checked_impl(*attrs_of<CopyAttrs>(m).destination, "copy_", "self");
+  const TensorImpl& s = checked_impl(*m.inputs[0], "copy_", "src");
   int64_t shape[kMaxDims];
   int nd = d.ndim;
   std::copy(d.sizes, d.sizes + d.ndim, shape);
-  detail::broadcast_into(shape, nd, s.sizes, s.ndim, "copy_");
+  broadcast_into(shape, nd, s.sizes, s.ndim, "copy_");
   if (nd != d.ndim || !std::equal(shape, shape + nd, d.sizes))
-    throw ShapeError("copy_: source of shape " + detail::shape_str(s.sizes, s.ndim) +
-                     " does not broadcast to the destination's shape " + detail::shape_str(d.sizes, d.ndim));
+    throw ShapeError("copy_: source of shape " + shape_str(s.sizes, s.ndim) +
+                     " does not broadcast to the destination's shape " + shape_str(d.sizes, d.ndim));
+  if (d.numel > 0) {
+    for (int i = 0; i < d.ndim; ++i)
+      if (d.sizes[i] > 1 && d.strides[i] == 0)
+        throw LayoutError("copy_: the destination " + shape_str(d.sizes, d.ndim) + " with strides " +
+                          shape_str(d.strides, d.ndim) +
+                          " has several elements at one memory location (an expanded view); write to a "
+                          "contiguous tensor instead");
+  }
+  MetaResult r;
+  r.device = &d.device_record();
+  r.key = s.dtype;
+  add_output(r, d.sizes, d.ndim, d.dtype);
+  return r;
+}
+
+}  // namespace detail
+
+Tensor& Tensor::copy_(const Tensor& src) {
+  const detail::MetaResult m = detail::run_meta(XD_OP_COPY, "copy_", {&src}, detail::CopyAttrs{this});
+  const TensorImpl& d = impl();
+  const TensorImpl& s = src.impl();
   if (d.numel == 0) return *this;
-  for (int i = 0; i < d.ndim; ++i)
-    if (d.sizes[i] > 1 && d.strides[i] == 0)
-      throw LayoutError("copy_: the destination " + detail::shape_str(d.sizes, d.ndim) + " with strides " +
-                        detail::shape_str(d.strides, d.ndim) +
-                        " has several elements at one memory location (an expanded view); write to a "
-                        "contiguous tensor instead");
   if (s.storage->device == d.storage->device) {
-    detail::launch(XD_OP_COPY, s.dtype, d.device_record(), {detail::arg_broadcast(s, d.sizes, d.ndim)},
-                   {detail::arg(d)}, nullptr);
+    detail::launch(XD_OP_COPY, m.key, *m.device, {detail::arg_broadcast(s, d.sizes, d.ndim)}, {detail::arg(d)},
+                   nullptr);
     return *this;
   }
   // Across devices: make the source contiguous in the destination's shape on its own device,
@@ -79,7 +102,7 @@ Tensor& Tensor::copy_(const Tensor& src) {
   }
   auto tmp = detail::allocate_tensor(d.device_record(), sizes(), s.dtype);
   detail::transfer(staged.impl(), *tmp);
-  detail::launch(XD_OP_COPY, s.dtype, d.device_record(), {detail::arg(*tmp)}, {detail::arg(d)}, nullptr);
+  detail::launch(XD_OP_COPY, m.key, *m.device, {detail::arg(*tmp)}, {detail::arg(d)}, nullptr);
   return *this;
 }
 

@@ -23,6 +23,11 @@ int normalize_dim(int64_t dim, int ndim, const char* op) {
   return static_cast<int>(dim < 0 ? dim + n : dim);
 }
 
+void throw_rank(int ndim) {
+  throw LayoutError("cannot create a " + std::to_string(ndim) + "-d tensor; xdispatch tensors have at most " +
+                    std::to_string(kMaxDims) + " dims");
+}
+
 int64_t contiguous_strides(const int64_t* sizes, int ndim, int64_t* strides, const char* op) {
   if (ndim > kMaxDims)
     throw LayoutError(std::string(op) + ": " + std::to_string(ndim) + " dims requested; xdispatch tensors have at most " +

@@ -14,6 +14,13 @@ std::string shape_str(std::span<const int64_t> s);
 // dim in [-ndim, ndim) -> [0, ndim); IndexError otherwise. `ndim` 0 accepts -1 and 0 (PyTorch).
 int normalize_dim(int64_t dim, int ndim, const char* op);
 
+// LayoutError unless ndim <= kMaxDims (the message of creating such a tensor).
+[[noreturn]] void throw_rank(int ndim);
+inline void check_rank(int ndim) {
+  if (ndim > kMaxDims) [[unlikely]]
+    throw_rank(ndim);
+}
+
 // Row-major strides for `sizes`; returns numel. ValueError for negative sizes, LayoutError for
 // more than kMaxDims dims, ValueError when the element count overflows int64.
 int64_t contiguous_strides(const int64_t* sizes, int ndim, int64_t* strides, const char* op);

@@ -25,9 +25,7 @@ bool TensorImpl::is_contiguous() const {
 std::shared_ptr<TensorImpl> allocate_tensor(DeviceRecord& dev, IntList sizes, Dtype dtype) {
   auto t = std::make_shared<TensorImpl>();
   const int ndim = static_cast<int>(sizes.size());
-  if (ndim > kMaxDims)
-    throw LayoutError("cannot create a " + std::to_string(ndim) + "-d tensor; xdispatch tensors have at most " +
-                      std::to_string(kMaxDims) + " dims");
+  check_rank(ndim);
   // A plain loop: a few dims, where an inlined variable-length memcpy becomes `rep movs`, whose
   // start-up cost is a visible part of a small op.
   for (int i = 0; i < ndim; ++i) t->sizes[i] = sizes[static_cast<size_t>(i)];

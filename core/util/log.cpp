@@ -24,9 +24,7 @@ LogLevel parse_level() {
   if (!v || v->empty()) return LogLevel::warn;
   for (auto l : {LogLevel::error, LogLevel::warn, LogLevel::info, LogLevel::debug})
     if (*v == level_name(l)) return l;
-  std::fprintf(stderr, "[xdispatch warn] XD_LOG='%s' is not one of error|warn|info|debug; using warn\n",
-               v->c_str());
-  return LogLevel::warn;
+  return LogLevel::warn;  // an invalid value is an error when the registry starts (registry.cpp)
 }
 }  // namespace
 

@@ -56,6 +56,14 @@ std::vector<BackendInfo> backends();  // loaded backends only
 
 // Loads one plugin file now (in addition to those found at start-up) and returns its report row.
 // Never throws for a bad plugin: the row says what went wrong.
+//  - Idempotent per file: when `path` is a file already loaded (the same file, however the path
+//    is spelled: same device and inode), nothing runs again and the existing `loaded` row is
+//    returned as it was first reported (its `path` is the spelling first loaded); the report
+//    gains no row. The plugin's init is never called twice for a loaded backend.
+//  - A different file whose plugin has the name of a loaded backend is `duplicate` (the reason
+//    names the loaded file), and the report gains that row.
+//  - A file whose earlier attempt failed (any status but `loaded`) is tried again from the start
+//    and gets a new row, so a missing file or driver that has since appeared can still load.
 LoadReportRow load_plugin(const std::string& path);
 
 struct KernelInfo {

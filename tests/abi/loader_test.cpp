@@ -107,6 +107,41 @@ TEST(Loader, SecondPluginWithTheSameNameIsADuplicate) {
   expect_cpu_still_works();
 }
 
+TEST(Loader, LoadingTheSameFileAgainReturnsItsLoadedRowWithoutANewReportRow) {
+  const auto first = xd::load_plugin(stub("stub_good"));
+  ASSERT_EQ(first.status, xd::LoadStatus::loaded) << first.reason;
+  const size_t rows = xd::load_report().size();
+  const size_t backends = xd::backends().size();
+  const auto again = xd::load_plugin(stub("stub_good"));
+  EXPECT_EQ(again.status, xd::LoadStatus::loaded) << again.reason;
+  EXPECT_EQ(again.name, "stubdev");
+  EXPECT_EQ(again.path, first.path);
+  EXPECT_EQ(again.reason, first.reason);
+  EXPECT_EQ(xd::load_report().size(), rows);
+  EXPECT_EQ(xd::backends().size(), backends);
+}
+
+TEST(Loader, TheSameFileUnderAnotherSpellingIsTheSamePlugin) {
+  ASSERT_EQ(xd::load_plugin(stub("stub_good")).status, xd::LoadStatus::loaded);
+  const size_t rows = xd::load_report().size();
+  // "<dir>/./libxd_plugin_stub_good.so": another path string for the same file.
+  const auto again = xd::load_plugin(std::string(XD_STUB_DIR) + "/./libxd_plugin_stub_good.so");
+  EXPECT_EQ(again.status, xd::LoadStatus::loaded) << again.reason;
+  EXPECT_EQ(again.path, stub("stub_good"));
+  EXPECT_EQ(xd::load_report().size(), rows);
+  int stubs = 0;
+  for (const auto& b : xd::backends()) stubs += b.name == "stubdev";
+  EXPECT_EQ(stubs, 1);
+}
+
+TEST(Loader, AFailedFileIsTriedAgainAndGetsANewRow) {
+  (void)xd::load_plugin(stub("stub_init_fails"));
+  const size_t rows = xd::load_report().size();
+  const auto again = xd::load_plugin(stub("stub_init_fails"));
+  EXPECT_EQ(again.status, xd::LoadStatus::init_failed);
+  EXPECT_EQ(xd::load_report().size(), rows + 1);
+}
+
 TEST(Loader, PluginWithAnOlderShorterApiTableLoads) {
   const auto row = xd::load_plugin(stub("stub_old_api"));
   EXPECT_EQ(row.status, xd::LoadStatus::loaded) << row.reason;

@@ -121,6 +121,27 @@ TEST(XdInfo, MalformedDeviceFilterIsAnError) {
   EXPECT_NE(r.output.find("XD_DEVICES"), std::string::npos) << r.output;
 }
 
+TEST(XdInfo, InvalidLogLevelIsAnErrorAtStartNamingTheAcceptedValues) {
+  const auto r = run("XD_LOG=bogus");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("XD_LOG='bogus' is not valid; expected 'error'"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("'debug'"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("Load report"), std::string::npos) << r.output;  // nothing ran first
+}
+
+TEST(XdInfo, InvalidFallbackIsAnErrorAtStartEvenWithoutAMissingKernel) {
+  const auto r = run("XD_FALLBACK=gpu");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("XD_FALLBACK='gpu' is not valid; expected 'error'"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("'cpu' (run missing kernels on the CPU backend)"), std::string::npos) << r.output;
+}
+
+TEST(XdInfo, EmptySettingsMeanTheDefaults) {
+  const auto r = run("XD_LOG= XD_FALLBACK= XD_BACKEND=", "--json");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(nlohmann::json::parse(r.output)["default_device"], "cpu:0");
+}
+
 TEST(XdInfo, UnknownOptionIsAUsageError) {
   const auto r = run("", "--bogus");
   EXPECT_EQ(r.status, 2);

@@ -249,6 +249,44 @@ TEST(BadDevice, MalformedDeviceText) {
   EXPECT_THROWS_EXACTLY(xd::ValueError, xd::Device::parse("cpu:"), "cpu:");
 }
 
+// Operands on two devices. The second device is the stub plugin's (tests/abi/stubs: one real
+// host-memory device, tensors move to it and back), loaded here so that these cases never pass
+// vacuously where cpu is the only backend: if it does not load, the test fails.
+xd::Device stub_device() {
+  const auto row = xd::load_plugin(XD_STUB_DIR "/libxd_plugin_stub_good.so");
+  EXPECT_EQ(row.status, xd::LoadStatus::loaded) << row.reason;
+  return xd::Device::parse("stubdev");  // throws (failing the test) when it did not load
+}
+xd::Tensor f32_on(xd::Device d, xd::IntList sizes) { return f32(sizes).to(d); }
+
+TEST(BadDevice, AddOfTensorsOnTwoDevices) {
+  const xd::Device stub = stub_device();
+  ASSERT_NE(stub, cpu());
+  EXPECT_THROWS_EXACTLY(xd::DeviceError, xd::add(f32({2, 3}), f32_on(stub, {2, 3})), "add", "'self' is on cpu:0",
+                        "'other' is on stubdev:0", ".to(device)");
+}
+
+TEST(BadDevice, MmOfMatricesOnTwoDevices) {
+  const xd::Device stub = stub_device();
+  EXPECT_THROWS_EXACTLY(xd::DeviceError, xd::mm(f32_on(stub, {2, 3}), f32({3, 4})), "mm", "'self' is on stubdev:0",
+                        "'mat2' is on cpu:0", ".to(device)");
+}
+
+TEST(BadDevice, AddmmInputOnAnotherDeviceThanTheMatrices) {
+  const xd::Device stub = stub_device();
+  EXPECT_THROWS_EXACTLY(xd::DeviceError, xd::addmm(f32_on(stub, {4}), f32({2, 3}), f32({3, 4})), "addmm",
+                        "'self' is on stubdev:0", "'mat1' is on cpu:0");
+}
+
+TEST(BadDevice, WhereWithConditionOrBranchOnAnotherDevice) {
+  const xd::Device stub = stub_device();
+  const xd::Tensor cond = xd::gt(f32({2, 3}), f32({2, 3}));
+  EXPECT_THROWS_EXACTLY(xd::DeviceError, xd::where(cond.to(stub), f32({2, 3}), f32({2, 3})), "where",
+                        "'condition' is on stubdev:0", "'self' is on cpu:0");
+  EXPECT_THROWS_EXACTLY(xd::DeviceError, xd::where(cond, f32({2, 3}), f32_on(stub, {2, 3})), "where",
+                        "'self' is on cpu:0", "'other' is on stubdev:0");
+}
+
 // ------------------------------------------------------------------ index errors
 
 TEST(BadIndex, SumDimOutOfRange) {

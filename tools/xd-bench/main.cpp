@@ -5,8 +5,10 @@
 // docs/performance.md records the figures and the commands that gave them.
 //
 // Exit status: 0 when every selected measurement ran, 1 when one failed (its row says why),
-// 2 on a usage error (bad option, unknown op, dtype or backend, malformed size).
+// 2 on a usage error (bad option; unknown op, dtype or backend, on the command line or in
+// XD_BACKEND; malformed size).
 #include "common/cli.hpp"
+#include "common/startup.hpp"
 #include "report.hpp"
 #include "startup.hpp"
 #include "timing.hpp"
@@ -51,7 +53,7 @@ Options parse(int argc, char** argv, po::options_description& opts) {
   // clang-format off
   opts.add_options()
       ("help,h", "this help")
-      ("backend,b", po::value(&o.backends)->composing(), "backend or device to measure, e.g. opencl or opencl:1 (repeatable; default: every available backend)")
+      ("backend,b", po::value(&o.backends)->composing(), "backend or device to measure, e.g. opencl or opencl:1 (repeatable; default: the device XD_BACKEND selects, else every available backend)")
       ("op", po::value(&o.ops)->composing(), "workload (repeatable; default: all; --list shows them)")
       ("dtype", po::value(&o.dtypes)->composing(), "dtype (repeatable; default: f32)")
       ("size", po::value(&o.sizes)->composing(), "shape, e.g. 4096x4096; matmul MxNxK or N; bmm BxMxNxK (repeatable; default: per workload)")
@@ -92,8 +94,9 @@ DeviceRow copy_reference(const std::string& backend, xd::Device device, const Op
   return d;
 }
 
-int run(const Options& o, const std::vector<std::string>& args) {
+int run(const Options& o, const xd::cli::Startup& env, const std::vector<std::string>& args) {
   std::vector<std::string> backends = o.backends;
+  if (backends.empty() && env.from_env) backends.push_back(env.from_env->str());
   if (backends.empty())
     for (const auto& b : xd::backends()) backends.push_back(b.name);
   std::vector<const WorkloadInfo*> selected;
@@ -208,12 +211,13 @@ int main(int argc, char** argv) {
   po::options_description opts("xd-bench: time ops per backend, dtype and size (docs/performance.md)");
   try {
     const Options o = parse(argc, argv, opts);
+    const xd::cli::Startup env = xd::cli::startup_or_exit("xd-bench", 2);  // a bad XD_BACKEND exits 2
     if (o.list) {
       for (const auto& w : workloads())
         std::printf("%-18s op %-18s default size %s\n", w.name.c_str(), w.op.c_str(), format_size(w.default_size).c_str());
       return 0;
     }
-    return run(o, std::vector<std::string>(argv, argv + argc));
+    return run(o, env, std::vector<std::string>(argv, argv + argc));
   } catch (const po::error& e) {
     std::fprintf(stderr, "xd-bench: %s\n%s", e.what(), "run xd-bench --help for the options\n");
     return 2;

@@ -6,6 +6,7 @@
 // by no case, 2 on a usage error (bad option, unknown or unavailable backend, unknown dtype).
 #include "case_generator.hpp"
 #include "common/cli.hpp"
+#include "common/startup.hpp"
 #include "golden.hpp"
 #include "npy.hpp"
 #include "report.hpp"
@@ -149,7 +150,7 @@ int run(int argc, char** argv) {
   std::string json_path, junit_path, golden_dir, replay_id, dump_dir;
   uint64_t seed = 1234;
   opts.add_options()("help,h", "show this help")
-      ("backend,b", po::value(&backends)->composing(), "backend under test (repeatable; default: every available backend but cpu, or cpu alone)")
+      ("backend,b", po::value(&backends)->composing(), "backend under test (repeatable; default: the one XD_BACKEND selects, else every available backend but cpu, or cpu alone)")
       ("op", po::value(&ops)->composing(), "only this op (repeatable)")
       ("dtype", po::value(&dtype_names)->composing(), "only this dtype (repeatable)")
       ("quick", "the small shape set (CI)")
@@ -177,6 +178,7 @@ int run(int argc, char** argv) {
   // A missing kernel must fail, never quietly run on the CPU.
   setenv("XD_FALLBACK", "error", 1);
   xd::set_poison_outputs(true);
+  const xd::cli::Startup env = xd::cli::startup_or_exit("xd-conform", 2);  // a bad XD_BACKEND exits 2
 
   std::vector<xd::Dtype> dtypes;
   for (const std::string& d : dtype_names) {
@@ -194,6 +196,7 @@ int run(int argc, char** argv) {
   }
   if (!replay_id.empty()) return replay(replay_id, dump_dir);
 
+  if (backends.empty() && env.from_env) backends.push_back(env.from_env->backend());
   if (backends.empty()) {
     for (const auto& b : xd::backends())
       if (b.name != "cpu") backends.push_back(b.name);

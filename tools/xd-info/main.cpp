@@ -5,6 +5,8 @@
 //   xd-info --json     the same as one JSON object: plugins, backends, devices, kernels, default_device
 // Exit status: 0 on success, 1 when XD_* settings are invalid (e.g. XD_BACKEND names an
 // unavailable backend), 2 on a usage error.
+#include "common/startup.hpp"
+
 #include <xd/plugin_abi.h>
 #include <xd/xd.hpp>
 
@@ -105,7 +107,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   try {
-    const xd::Device def = xd::default_device();  // a bad XD_BACKEND fails here
+    const xd::Device def = xd::cli::startup_or_exit("xd-info", 1).device;  // a bad XD_BACKEND fails here
     if (vm.count("json")) return print_json(def);
     print_text(def);
     return 0;

@@ -1,8 +1,13 @@
 // MM, ADDMM, BMM, BADDBMM through oneDNN's matmul primitive (oneDNN 2.6 C++ API), registered
 // above the plain loops. supports() accepts what oneDNN handles: f32, and bf16 (f32
 // accumulation) where this CPU has a bf16 matmul; non-empty problems; operands that are plain
-// row- or column-major matrices (any leading dimension) with non-zero batch strides. If oneDNN
-// still declines a problem at run time, the kernel computes it with the loops instead.
+// row- or column-major matrices (any leading dimension) with non-zero batch strides; and only
+// when oneDNN builds a primitive for the problem. The primitive is built in supports(), so a
+// problem oneDNN turns down is declined there and the dispatcher runs the plain loop kernel
+// instead: which kernel ran is then visible in xd::kernels()' call counts (the tests check that
+// oneDNN ran where it must), never hidden inside this kernel. The last problem's primitive is kept
+// per thread, so the call after supports() and repeated calls of one shape build it once. A
+// failure after supports() accepted is reported as the kernel's error.
 //
 // The loops stay registered at lower priority: the tests disable these kernels by name
 // ("cpu.mm.dnnl", "cpu.addmm.dnnl", "cpu.bmm.dnnl", "cpu.baddbmm.dnnl") and compare the two.
@@ -68,30 +73,87 @@ bool describe_for_dnnl(const gemm_problem& p, bool batched, dnnl_shapes& s) {
 
 bool is_batched(int32_t op) { return op == XD_OP_BMM || op == XD_OP_BADDBMM; }
 
+using dt = dnnl::memory::data_type;
+
+// Everything a matmul primitive depends on.
+struct dnnl_key {
+  dnnl_shapes s;
+  dt src = dt::f32, dst = dt::f32;
+  float alpha = 1;
+  bool sum = false;  // beta * input added through a sum post-op
+  float beta = 0;
+  bool operator==(const dnnl_key& o) const {
+    return s.a_dims == o.s.a_dims && s.a_strides == o.s.a_strides && s.b_dims == o.s.b_dims &&
+           s.b_strides == o.s.b_strides && s.dst_dims == o.s.dst_dims && s.dst_strides == o.s.dst_strides &&
+           src == o.src && dst == o.dst && alpha == o.alpha && sum == o.sum && beta == o.beta;
+  }
+};
+
+// The primitive for `k`, or nullptr when oneDNN declines the problem. One entry per thread: the
+// run() that follows supports() on the same thread finds it.
+const dnnl::matmul* primitive_for(const dnnl_key& k) {
+  struct entry {
+    bool valid = false, ok = false;
+    dnnl_key key;
+    dnnl::matmul prim;
+  };
+  thread_local entry last;
+  if (last.valid && last.key == k) return last.ok ? &last.prim : nullptr;
+  last.valid = false;
+  try {
+    dnnl::primitive_attr attr;
+    if (k.alpha != 1) attr.set_output_scales(0, {k.alpha});
+    if (k.sum) {
+      dnnl::post_ops ops;
+      ops.append_sum(k.beta);
+      attr.set_post_ops(ops);
+    }
+    const dnnl::memory::desc a_md(k.s.a_dims, k.src, k.s.a_strides);
+    const dnnl::memory::desc b_md(k.s.b_dims, k.src, k.s.b_strides);
+    const dnnl::memory::desc dst_md(k.s.dst_dims, k.dst, k.s.dst_strides);
+    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, b_md, dst_md), attr, engine());
+    last.prim = dnnl::matmul(pd);
+    last.ok = true;
+  } catch (const dnnl::error&) {
+    last.ok = false;
+  }
+  last.key = k;
+  last.valid = true;
+  return last.ok ? &last.prim : nullptr;
+}
+
+// The call as oneDNN is asked for it (false: a problem supports() never accepts). The
+// destination is always f32 (see run_dnnl).
+bool gemm_key(const gemm_problem& p, bool batched, dt src, dnnl_key& k) {
+  if (!describe_for_dnnl(p, batched, k.s)) return false;
+  k.src = src;
+  k.dst = dt::f32;
+  k.alpha = static_cast<float>(p.alpha);
+  k.sum = p.input != nullptr;
+  k.beta = k.sum ? static_cast<float>(p.beta) : 0.0f;
+  return true;
+}
+
+dt src_type(int32_t dtype) { return dtype == XD_DTYPE_BF16 ? dt::bf16 : dt::f32; }
+
 int dnnl_supports(const xd_kernel_call* c) {
   try {
-    dnnl_shapes s;
-    return describe_for_dnnl(describe_gemm(c), is_batched(c->op), s) ? 1 : 0;
+    dnnl_key k;
+    return gemm_key(describe_gemm(c), is_batched(c->op), src_type(output(c, 0).dtype), k) && primitive_for(k) != nullptr
+               ? 1
+               : 0;
   } catch (...) {
     return 0;  // a malformed call: let the loop kernel report it
   }
 }
 
-template <class T>
-constexpr dnnl::memory::data_type dnnl_type() {
-  return std::is_same_v<T, float> ? dnnl::memory::data_type::f32 : dnnl::memory::data_type::bf16;
-}
-
-// out = alpha*(a@b) [+ beta*input] with oneDNN; false when oneDNN declines the problem.
+// out = alpha*(a@b) [+ beta*input] with the primitive of `k`.
 // The destination is always f32: `out` itself when it is a dense f32 tensor, otherwise a
 // temporary rounded into `out` afterwards, so bf16 results are rounded once, as in the loops.
 // beta != 0 pre-fills the destination with the input and adds it back through a sum post-op;
 // beta == 0 never reads the input.
 template <class T>
-bool try_dnnl(const gemm_problem& p, bool batched) {
-  dnnl_shapes s;
-  if (!describe_for_dnnl(p, batched, s)) return false;
-  using dt = dnnl::memory::data_type;
+void run_dnnl(const gemm_problem& p, const dnnl_key& k, const dnnl::matmul& prim) {
   const bool direct = std::is_same_v<T, float> && p.out_n == 1 && p.out_m == p.n && (p.batch == 1 || p.out_b == p.m * p.n);
   std::vector<float> temp;
   float* dst = reinterpret_cast<float*>(p.out);
@@ -106,37 +168,27 @@ bool try_dnnl(const gemm_problem& p, bool batched) {
         for (int64_t j = 0; j < p.n; ++j) f(row / p.m, row % p.m, j, row * p.n + j);
     });
   };
-  try {
-    dnnl::primitive_attr attr;
-    if (p.alpha != 1) attr.set_output_scales(0, {static_cast<float>(p.alpha)});
-    if (p.input != nullptr) {
-      dnnl::post_ops ops;
-      ops.append_sum(static_cast<float>(p.beta));
-      attr.set_post_ops(ops);
-    }
-    const dnnl::memory::desc a_md(s.a_dims, dnnl_type<T>(), s.a_strides);
-    const dnnl::memory::desc b_md(s.b_dims, dnnl_type<T>(), s.b_strides);
-    const dnnl::memory::desc dst_md(s.dst_dims, dt::f32, s.dst_strides);
-    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, b_md, dst_md), attr, engine());
-    const dnnl::matmul prim(pd);
-    if (p.input != nullptr)
-      for_each_out([&](int64_t b, int64_t i, int64_t j, int64_t d) {
-        dst[d] = static_cast<float>(load(at<const T>(p.input, (b * p.in_b + i * p.in_m + j * p.in_n) * sz)));
-      });
-    dnnl::memory a_mem(a_md, engine(), p.a);
-    dnnl::memory b_mem(b_md, engine(), p.b);
-    dnnl::memory dst_mem(dst_md, engine(), dst);
-    dnnl::stream stream(engine());
-    prim.execute(stream, {{DNNL_ARG_SRC, a_mem}, {DNNL_ARG_WEIGHTS, b_mem}, {DNNL_ARG_DST, dst_mem}});
-    stream.wait();
-  } catch (const dnnl::error&) {
-    return false;
-  }
+  if (p.input != nullptr)
+    for_each_out([&](int64_t b, int64_t i, int64_t j, int64_t d) {
+      dst[d] = static_cast<float>(load(at<const T>(p.input, (b * p.in_b + i * p.in_m + j * p.in_n) * sz)));
+    });
+  dnnl::memory a_mem({k.s.a_dims, k.src, k.s.a_strides}, engine(), p.a);
+  dnnl::memory b_mem({k.s.b_dims, k.src, k.s.b_strides}, engine(), p.b);
+  dnnl::memory dst_mem({k.s.dst_dims, k.dst, k.s.dst_strides}, engine(), dst);
+  dnnl::stream stream(engine());
+  prim.execute(stream, {{DNNL_ARG_SRC, a_mem}, {DNNL_ARG_WEIGHTS, b_mem}, {DNNL_ARG_DST, dst_mem}});
+  stream.wait();
   if (!direct)
     for_each_out([&](int64_t b, int64_t i, int64_t j, int64_t d) {
       at<T>(p.out, (b * p.out_b + i * p.out_m + j * p.out_n) * sz) = cast<T>(dst[d]);
     });
-  return true;
+}
+
+// The dispatcher calls supports() first, which declines what oneDNN has no primitive for; a call
+// that reaches run() without one is an error, never quietly handed to the loops.
+[[noreturn]] void declined_after_supports(const char* op) {
+  throw plugin::error(XD_ERR_INTERNAL, std::string("cpu: oneDNN has no primitive for this ") + op +
+                                           " problem, which the kernel's supports() declines");
 }
 
 struct gemm_dnnl_kernel {
@@ -144,7 +196,11 @@ struct gemm_dnnl_kernel {
   static xd_status run(const xd_kernel_call* c) {
     return kernel_guard(c, [&] {
       const gemm_problem p = describe_gemm(c);
-      if (!try_dnnl<T>(p, is_batched(c->op))) gemm_loop<T>(p);
+      dnnl_key k;
+      const dnnl::matmul* prim =
+          gemm_key(p, is_batched(c->op), std::is_same_v<T, float> ? dt::f32 : dt::bf16, k) ? primitive_for(k) : nullptr;
+      if (prim == nullptr) declined_after_supports("matmul");
+      run_dnnl<T>(p, k, *prim);
     });
   }
 };
@@ -152,30 +208,29 @@ struct gemm_dnnl_kernel {
 // ---------------------------------------------------------------- int_mm: s8 x s8 -> s32
 
 // The int_mm problem in oneDNN's terms, or false (empty, or an operand that is not plain).
-bool describe_int_mm_for_dnnl(const int_mm_problem& p, dnnl_shapes& s) {
+bool int_mm_key(const int_mm_problem& p, dnnl_key& k) {
   if (p.m <= 0 || p.n <= 0 || p.k <= 0) return false;
   int64_t a_m = p.a_m, a_k = p.a_k, b_k = p.b_k, b_n = p.b_n;
   if (!plain(p.m, p.k, a_m, a_k) || !plain(p.k, p.n, b_k, b_n)) return false;
-  s.a_dims = {p.m, p.k}, s.a_strides = {a_m, a_k};
-  s.b_dims = {p.k, p.n}, s.b_strides = {b_k, b_n};
-  s.dst_dims = {p.m, p.n}, s.dst_strides = {p.n, 1};
+  k.s.a_dims = {p.m, p.k}, k.s.a_strides = {a_m, a_k};
+  k.s.b_dims = {p.k, p.n}, k.s.b_strides = {b_k, b_n};
+  k.s.dst_dims = {p.m, p.n}, k.s.dst_strides = {p.n, 1};
+  k.src = dt::s8;
+  k.dst = dt::s32;
   return true;
 }
 
 int int_mm_dnnl_supports(const xd_kernel_call* c) {
   try {
-    dnnl_shapes s;
-    return describe_int_mm_for_dnnl(describe_int_mm(c), s) ? 1 : 0;
+    dnnl_key k;
+    return int_mm_key(describe_int_mm(c), k) && primitive_for(k) != nullptr ? 1 : 0;
   } catch (...) {
     return 0;  // a malformed call: let the loop kernel report it
   }
 }
 
 // The destination is `out` itself when it is dense row-major, else a temporary copied into it.
-bool try_int_mm_dnnl(const int_mm_problem& p) {
-  dnnl_shapes s;
-  if (!describe_int_mm_for_dnnl(p, s)) return false;
-  using dt = dnnl::memory::data_type;
+void run_int_mm(const int_mm_problem& p, const dnnl_key& k, const dnnl::matmul& prim) {
   const bool direct = p.out_n == 1 && p.out_m == p.n;
   std::vector<int32_t> temp;
   int32_t* dst = p.out;
@@ -183,31 +238,24 @@ bool try_int_mm_dnnl(const int_mm_problem& p) {
     temp.resize(static_cast<size_t>(p.m * p.n));
     dst = temp.data();
   }
-  try {
-    const dnnl::memory::desc a_md(s.a_dims, dt::s8, s.a_strides);
-    const dnnl::memory::desc b_md(s.b_dims, dt::s8, s.b_strides);
-    const dnnl::memory::desc dst_md(s.dst_dims, dt::s32, s.dst_strides);
-    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, b_md, dst_md), engine());
-    const dnnl::matmul prim(pd);
-    dnnl::memory a_mem(a_md, engine(), const_cast<int8_t*>(p.a));
-    dnnl::memory b_mem(b_md, engine(), const_cast<int8_t*>(p.b));
-    dnnl::memory dst_mem(dst_md, engine(), dst);
-    dnnl::stream stream(engine());
-    prim.execute(stream, {{DNNL_ARG_SRC, a_mem}, {DNNL_ARG_WEIGHTS, b_mem}, {DNNL_ARG_DST, dst_mem}});
-    stream.wait();
-  } catch (const dnnl::error&) {
-    return false;
-  }
+  dnnl::memory a_mem({k.s.a_dims, k.src, k.s.a_strides}, engine(), const_cast<int8_t*>(p.a));
+  dnnl::memory b_mem({k.s.b_dims, k.src, k.s.b_strides}, engine(), const_cast<int8_t*>(p.b));
+  dnnl::memory dst_mem({k.s.dst_dims, k.dst, k.s.dst_strides}, engine(), dst);
+  dnnl::stream stream(engine());
+  prim.execute(stream, {{DNNL_ARG_SRC, a_mem}, {DNNL_ARG_WEIGHTS, b_mem}, {DNNL_ARG_DST, dst_mem}});
+  stream.wait();
   if (!direct)
     for (int64_t i = 0; i < p.m; ++i)
       for (int64_t j = 0; j < p.n; ++j) p.out[i * p.out_m + j * p.out_n] = dst[i * p.n + j];
-  return true;
 }
 
 xd_status run_int_mm_dnnl(const xd_kernel_call* c) {
   return kernel_guard(c, [&] {
     const int_mm_problem p = describe_int_mm(c);
-    if (!try_int_mm_dnnl(p)) int_mm_loop(p);
+    dnnl_key k;
+    const dnnl::matmul* prim = int_mm_key(p, k) ? primitive_for(k) : nullptr;
+    if (prim == nullptr) declined_after_supports("int_mm");
+    run_int_mm(p, k, *prim);
   });
 }
 

@@ -275,6 +275,46 @@ TEST(Baddbmm, RandomBroadcastInputMatchesFp64) {
   }
 }
 
+TEST(Baddbmm, PermutedAndTransposedBatchOperandsKnownValues) {
+  // batch1 = [A0, A1] = [[[1, 2], [3, 4]], [[0, 1], [1, 0]]] stored as [m, B, k];
+  // batch2 = [B0, B1] = [[[5, 6], [7, 8]], [[2, 0], [0, 3]]] stored transposed per batch;
+  // input [[1, -1], [2, 0]] stored transposed, broadcast over the batch.
+  // A0 B0 = [[19, 22], [43, 50]], A1 B1 = [[0, 3], [2, 0]]; out = 2 input + 0.5 A B.
+  for (Dtype d : float_dtypes()) {
+    SCOPED_TRACE(trace(d));
+    const xd::Tensor b1 = make({1, 2, 0, 1, 3, 4, 1, 0}, {2, 2, 2}, d).permute({1, 0, 2});
+    const xd::Tensor b2 = make({5, 7, 6, 8, 2, 0, 0, 3}, {2, 2, 2}, d).transpose(1, 2);
+    const xd::Tensor in = make({1, 2, -1, 0}, {2, 2}, d).t();
+    ASSERT_EQ(strides_of(b1), (Shape{2, 4, 1}));
+    ASSERT_EQ(strides_of(b2), (Shape{4, 1, 2}));
+    EXPECT_TRUE(all_equal(read(xd::baddbmm(in, b1, b2, 2.0, 0.5)), {11.5, 9, 25.5, 25, 2, -0.5, 5, 0}));
+  }
+}
+
+TEST(Baddbmm, RandomPermutedBatchOperandsAndTransposedInputMatchFp64) {
+  uint32_t seed = 450;
+  const int64_t bsz = 3, m = 6, k = 9, n = 4;
+  for (Dtype d : float_dtypes()) {
+    SCOPED_TRACE(trace(d));
+    const auto abase = random_values(static_cast<size_t>(k * bsz * m), -2, 2, d, ++seed);  // stored [k, B, m]
+    const auto bbase = random_values(static_cast<size_t>(n * bsz * k), -2, 2, d, ++seed);  // stored [n, B, k]
+    const auto ibase = random_values(static_cast<size_t>(n * m), -3, 3, d, ++seed);        // stored [n, m]
+    const xd::Tensor ta = make(abase, {k, bsz, m}, d).permute({1, 2, 0});  // [B, m, k] strides [m, 1, B*m]
+    const xd::Tensor tb = make(bbase, {n, bsz, k}, d).permute({1, 2, 0});  // [B, k, n] strides [k, 1, B*k]
+    const xd::Tensor ti = make(ibase, {n, m}, d).t();                      // [m, n] strides [1, m]
+    ASSERT_EQ(strides_of(ta), (Shape{m, 1, bsz * m}));
+    ASSERT_EQ(strides_of(tb), (Shape{k, 1, bsz * k}));
+    const auto a = batches(gather(abase, {bsz, m, k}, {m, 1, bsz * m}, 0), bsz, m, k);
+    const auto b = batches(gather(bbase, {bsz, k, n}, {k, 1, bsz * k}, 0), bsz, k, n);
+    const auto iv = gather(ibase, {m, n}, {1, m}, 0);
+    std::vector<double> input;
+    for (int64_t i = 0; i < bsz; ++i) input.insert(input.end(), iv.begin(), iv.end());
+    const xd::Tensor out = xd::baddbmm(ti, ta, tb, 0.75, -1.25);
+    EXPECT_EQ(shape_of(out), (Shape{bsz, m, n}));
+    EXPECT_TRUE(check_bmm(out, a, b, d, -1.25, 0.75, input));
+  }
+}
+
 // ------------------------------------------------------------------ oneDNN vs plain loops
 
 // Disables the named kernels for its lifetime.
@@ -300,6 +340,28 @@ std::set<std::string> dnnl_kernels(const std::string& op, Dtype d) {
   return out;
 }
 
+// How often the cpu kernel `name` ran for dtype d (xd::kernels() counts every call a kernel took).
+uint64_t calls(const std::string& name, Dtype d) {
+  for (const auto& k : xd::kernels())
+    if (k.backend == "cpu" && k.name == name && k.dtype == d) return k.calls;
+  ADD_FAILURE() << "no cpu kernel " << name << " for " << xd::dtype_name(d);
+  return 0;
+}
+
+// Runs f once and says which of op's two cpu kernels took it: the oneDNN kernel declines (in
+// supports()) what oneDNN has no primitive for, and the plain loop kernel then runs it.
+enum class Ran { dnnl, loop, other };
+template <class F>
+Ran which_ran(const std::string& op, Dtype d, F&& f) {
+  const std::string dnnl = "cpu." + op + ".dnnl", loop = "cpu." + op + ".loop";
+  const uint64_t dnnl_before = calls(dnnl, d), loop_before = calls(loop, d);
+  f();
+  const uint64_t dnnl_calls = calls(dnnl, d) - dnnl_before, loop_calls = calls(loop, d) - loop_before;
+  if (dnnl_calls == 1 && loop_calls == 0) return Ran::dnnl;
+  if (dnnl_calls == 0 && loop_calls == 1) return Ran::loop;
+  return Ran::other;
+}
+
 TEST(MmDnnl, AgreesWithPlainLoopsOn64x96x80AndTransposedInputs) {
   const auto names = dnnl_kernels("mm", Dtype::f32);
   if (names.empty()) GTEST_SKIP() << "no oneDNN mm kernel is registered for cpu/f32";
@@ -321,11 +383,13 @@ TEST(MmDnnl, AgreesWithPlainLoopsOn64x96x80AndTransposedInputs) {
   };
   for (bool transposed : {false, true}) {
     SCOPED_TRACE(transposed ? "transposed" : "contiguous");
-    const auto with_dnnl = run(transposed);
+    std::vector<double> with_dnnl;
+    // Plain row- and column-major operands: oneDNN must take them, not hand them to the loops.
+    EXPECT_EQ(which_ran("mm", Dtype::f32, [&] { with_dnnl = run(transposed); }), Ran::dnnl);
     std::vector<double> plain;
     {
       DisabledKernels off(names);
-      plain = run(transposed);
+      EXPECT_EQ(which_ran("mm", Dtype::f32, [&] { plain = run(transposed); }), Ran::loop);
     }
     EXPECT_TRUE(all_close(with_dnnl, want, Dtype::f32, scale));
     EXPECT_TRUE(all_close(plain, want, Dtype::f32, scale));
@@ -355,17 +419,40 @@ TEST(MmDnnl, EveryDnnlMatmulKernelAgreesWithPlainLoops) {
         if (o == "bmm") return read(xd::bmm(make(av, {bsz, m, k}, d), make(bv, {bsz, n, k}, d).transpose(1, 2)));
         return read(xd::baddbmm(make(iv, {n}, d), make(av, {bsz, m, k}, d), make(bv, {bsz, k, n}, d), 0.0, 1.0));
       };
-      const auto with_dnnl = run();
-      std::vector<double> plain;
+      // Every operand here is a plain matrix (a leading dimension, row- or column-major) with
+      // non-zero batch strides: oneDNN must run each, the loops only when it is disabled.
+      std::vector<double> with_dnnl, plain;
+      EXPECT_EQ(which_ran(o, d, [&] { with_dnnl = run(); }), Ran::dnnl);
       {
         DisabledKernels off(names);
-        plain = run();
+        EXPECT_EQ(which_ran(o, d, [&] { plain = run(); }), Ran::loop);
       }
       std::vector<double> scale(with_dnnl.size(), 2.0 * static_cast<double>(k));
       EXPECT_TRUE(all_close(with_dnnl, plain, d, scale));
     }
   }
   if (!any) GTEST_SKIP() << "no oneDNN kernel is registered on the cpu backend";
+}
+
+TEST(MmDnnl, OperandsOneDnnlCannotTakeRunOnThePlainLoopsVisibly) {
+  if (dnnl_kernels("mm", Dtype::f32).empty()) GTEST_SKIP() << "no oneDNN mm kernel is registered for cpu/f32";
+  // a = [[1, 2, 3], [4, 5, 6]], b = [[1, 0], [-1, 2], [3, 1]]: a @ b = [[8, 7], [17, 16]].
+  const std::vector<double> av = {1, 2, 3, 4, 5, 6}, bv = {1, 0, -1, 2, 3, 1};
+  xd::Tensor out;
+  // A batch broadcast from one matrix (batch stride 0): declined in supports(), run by the loops.
+  std::vector<double> bb = bv;
+  bb.insert(bb.end(), bv.begin(), bv.end());
+  EXPECT_EQ(which_ran("bmm", Dtype::f32,
+                      [&] {
+                        out = xd::bmm(make(av, {1, 2, 3}, Dtype::f32).expand({2, 2, 3}), make(bb, {2, 3, 2}, Dtype::f32));
+                      }),
+            Ran::loop);
+  EXPECT_TRUE(all_equal(read(out), {8, 7, 17, 16, 8, 7, 17, 16}));
+  // Every other column of [[1..6], [7..12]]: strides (6, 2), neither row- nor column-major.
+  // [[1, 3, 5], [7, 9, 11]] @ b = [[1 - 3 + 15, 6 + 5], [7 - 9 + 33, 18 + 11]].
+  const xd::Tensor every_other = make({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, {2, 6}, Dtype::f32).slice(1, 0, 6, 2);
+  EXPECT_EQ(which_ran("mm", Dtype::f32, [&] { out = xd::mm(every_other, make(bv, {3, 2}, Dtype::f32)); }), Ran::loop);
+  EXPECT_TRUE(all_equal(read(out), {13, 11, 31, 29}));
 }
 
 }  // namespace

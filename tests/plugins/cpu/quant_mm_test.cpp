@@ -97,6 +97,14 @@ struct Disabled {
   }
 };
 
+// Calls taken by the cpu kernel `name` so far (xd::kernels() counts them).
+uint64_t calls(const std::string& name) {
+  for (const auto& k : xd::kernels())
+    if (k.name == name) return k.calls;
+  ADD_FAILURE() << "no kernel named " << name;
+  return 0;
+}
+
 TEST(IntMm, OneDnnAndThePlainLoopAgree) {
   bool has_dnnl = false;
   for (const auto& k : xd::kernels()) has_dnnl |= k.name == "cpu.int_mm.dnnl";
@@ -106,12 +114,18 @@ TEST(IntMm, OneDnnAndThePlainLoopAgree) {
     const Tensor a = transposed ? i8_tensor(random_i8(static_cast<size_t>(m * k), 3), {k, m}).t()
                                 : i8_tensor(random_i8(static_cast<size_t>(m * k), 3), {m, k});
     const Tensor b = i8_tensor(random_i8(static_cast<size_t>(k * n), 4), {k, n});
+    // Plain operands: oneDNN must run them (its kernel declines in supports() what oneDNN
+    // cannot take, and would leave the call to the loop kernel, counted there).
+    const uint64_t dnnl_before = calls("cpu.int_mm.dnnl"), loop_before = calls("cpu.int_mm.loop");
     const auto with_dnnl = read(xd::int_mm(a, b));
+    EXPECT_EQ(calls("cpu.int_mm.dnnl"), dnnl_before + 1);
+    EXPECT_EQ(calls("cpu.int_mm.loop"), loop_before);
     std::vector<double> plain;
     {
       Disabled off({"cpu.int_mm.dnnl"});
       plain = read(xd::int_mm(a, b));
     }
+    EXPECT_EQ(calls("cpu.int_mm.loop"), loop_before + 1);
     EXPECT_TRUE(all_equal(with_dnnl, plain));
     EXPECT_TRUE(all_equal(plain, int_mm_ref(a, b)));
   }

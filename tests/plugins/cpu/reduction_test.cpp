@@ -1,10 +1,11 @@
 // Reductions on the CPU backend: sum, mean, amax, amin, argmax over dims with keepdim, and
-// softmax / log_softmax; literal cases, an fp64 recomputation, strided inputs, empty and
+// softmax / log_softmax; literal cases, an fp64 recomputation, strided and expanded inputs, empty and
 // size-1 dims, integer accumulation in i64, NaN and -inf handling.
 #include "test_util.hpp"
 
 #include <algorithm>
 #include <functional>
+#include <numbers>
 
 namespace {
 
@@ -260,6 +261,40 @@ TEST(Amax, RandomEveryNumericDtypeAndDimSetExact) {
   }
 }
 
+TEST(Amin, TransposedSlicedAndPermutedInputsKnownValues) {
+  // x = [[3, -1, 4, 0], [1, -5, 9, 2]]
+  for (Dtype d : {Dtype::f32, Dtype::i32, Dtype::bf16}) {
+    SCOPED_TRACE(trace(d));
+    const xd::Tensor x = make({3, -1, 4, 0, 1, -5, 9, 2}, {2, 4}, d);
+    // x.t() = [[3, 1], [-1, -5], [4, 9], [0, 2]], strides [1, 4]
+    EXPECT_TRUE(all_equal(read(xd::amin(x.t(), {1})), {1, -5, 4, 0}));
+    EXPECT_TRUE(all_equal(read(xd::amin(x.t(), {0})), {-1, -5}));
+    // columns 0 and 2: [[3, 4], [1, 9]], strides [4, 2]
+    const xd::Tensor s = x.slice(1, 0, 4, 2);
+    EXPECT_TRUE(all_equal(read(xd::amin(s, {0})), {1, 4}));
+    EXPECT_TRUE(all_equal(read(xd::amin(s, {1}, true)), {3, 1}));
+    EXPECT_TRUE(all_equal(read(xd::amin(s)), {1}));
+  }
+}
+
+TEST(Amin, RandomPermutedAndStepSlicedInputsEveryNumericDtype) {
+  uint32_t seed = 160;
+  for (Dtype d : numeric_dtypes()) {
+    const auto base = random_values(4 * 9 * 5, -100, 100, d, ++seed);
+    const xd::Tensor x = make(base, {4, 9, 5}, d);
+    // permuted: [9, 5, 4] strides [5, 1, 45]; step-sliced: rows 1, 4, 7 and columns 0, 2, 4 of
+    // each of the 4 matrices: [4, 3, 3] strides [45, 15, 2], offset 5.
+    const xd::Tensor p = x.permute({1, 2, 0}), s = x.slice(1, 1, 9, 3).slice(2, 0, 5, 2);
+    ASSERT_EQ(strides_of(s), (Shape{45, 15, 2}));
+    const auto pv = gather(base, {9, 5, 4}, {5, 1, 45}, 0), sv = gather(base, {4, 3, 3}, {45, 15, 2}, 5);
+    for (const auto& dims : dim_sets()) {
+      SCOPED_TRACE(trace(d) + " dims " + ::testing::PrintToString(dims));
+      EXPECT_TRUE(all_equal(read(xd::amin(p, dims)), each(group(pv, {9, 5, 4}, dims, false), min_of)));
+      EXPECT_TRUE(all_equal(read(xd::amin(s, dims, true)), each(group(sv, {4, 3, 3}, dims, true), min_of)));
+    }
+  }
+}
+
 TEST(Amax, UnsignedAndExtremeIntegers) {
   EXPECT_TRUE(all_equal(read(xd::amax(make({1, 255, 128}, {3}, Dtype::u8))), {255}));
   EXPECT_TRUE(all_equal(read(xd::amin(make({1, 255, 0}, {3}, Dtype::u8))), {0}));
@@ -307,6 +342,21 @@ TEST(Argmax, RandomEveryNumericDtypeAndStridedInput) {
       SCOPED_TRACE(trace(d) + " dim " + std::to_string(dim));
       EXPECT_TRUE(all_equal(read(xd::argmax(t, dim)), each(group(v, {9, 5, 4}, {dim}, false), argmax_of)));
     }
+  }
+}
+
+TEST(Argmax, ExpandedInputsTieOnTheFirstIndex) {
+  for (Dtype d : {Dtype::f32, Dtype::i64, Dtype::f16}) {
+    SCOPED_TRACE(trace(d));
+    // [1, 5, 2] expanded to [4, 3] (strides [0, 1]): each row's maximum is at 1; down a column
+    // all four rows are one stored value, so the first index, 0, wins.
+    const xd::Tensor r = make({1, 5, 2}, {3}, d).expand({4, 3});
+    EXPECT_EQ(xd::argmax(r, 1).to_vector<int64_t>(), (std::vector<int64_t>{1, 1, 1, 1}));
+    EXPECT_EQ(xd::argmax(r, 0).to_vector<int64_t>(), (std::vector<int64_t>{0, 0, 0}));
+    // [[7], [9], [8]] expanded to [3, 5] (strides [1, 0]): a column's maximum is row 1.
+    const xd::Tensor c = make({7, 9, 8}, {3, 1}, d).expand({3, 5});
+    EXPECT_EQ(xd::argmax(c, 0).to_vector<int64_t>(), (std::vector<int64_t>{1, 1, 1, 1, 1}));
+    EXPECT_EQ(xd::argmax(c, 1, true).to_vector<int64_t>(), (std::vector<int64_t>{0, 0, 0}));
   }
 }
 
@@ -390,6 +440,28 @@ TEST(Softmax, TransposedAndSlicedInputs) {
   const xd::Tensor s = t.slice(0, 0, 9, 4);  // rows 0, 4, 8: [3, 6] strides [24, 1]
   const auto sv = gather(base, {3, 6}, {24, 1}, 0);
   EXPECT_TRUE(all_close(read(xd::softmax(s, 1)), softmax_ref(sv, {3, 6}, 1, false), Dtype::f32));
+}
+
+TEST(Softmax, ExpandedInputs) {
+  for (Dtype d : float_dtypes()) {
+    SCOPED_TRACE(trace(d));
+    // [1, 2, 3] expanded to [2, 3] (strides [0, 1]): each row is softmax([1, 2, 3]); a column
+    // holds one value twice, so 1/2 each (log: -ln 2).
+    const xd::Tensor r = make({1, 2, 3}, {3}, d).expand({2, 3});
+    const std::vector<double> row = {0.09003057317038046, 0.24472847105479767, 0.6652409557748219};
+    std::vector<double> rows = row;
+    rows.insert(rows.end(), row.begin(), row.end());
+    EXPECT_TRUE(all_close(read(xd::softmax(r, 1)), rows, d));
+    EXPECT_TRUE(all_close(read(xd::softmax(r, 0)), std::vector<double>(6, 0.5), d));
+    EXPECT_TRUE(all_close(read(xd::log_softmax(r, 0)), std::vector<double>(6, -std::numbers::ln2), d));
+  }
+  // Random columns expanded along the softmax dim and across it, against fp64.
+  const auto col = random_values(4, -3, 3, Dtype::f32, 17);
+  const xd::Tensor c = make(col, {4, 1}, Dtype::f32).expand({4, 6});  // strides [1, 0]
+  const auto cv = gather(col, {4, 6}, {1, 0}, 0);
+  EXPECT_TRUE(all_close(read(xd::softmax(c, 1)), softmax_ref(cv, {4, 6}, 1, false), Dtype::f32));
+  EXPECT_TRUE(all_close(read(xd::softmax(c, 0)), softmax_ref(cv, {4, 6}, 0, false), Dtype::f32));
+  EXPECT_TRUE(all_close(read(xd::log_softmax(c, 0)), softmax_ref(cv, {4, 6}, 0, true), Dtype::f32));
 }
 
 TEST(Softmax, SizeOneDimAndEmptyInput) {

@@ -158,6 +158,37 @@ TEST(RmsNorm, TransposedPermutedAndSlicedInputs) {
   }
 }
 
+TEST(RmsNorm, ExpandedInputAndWeight) {
+  // x = [3, 4] expanded to [2, 2] (strides [0, 1]): mean square 12.5, so with eps 0 each row is
+  // [3, 4] / sqrt(12.5) = [0.848528..., 1.131370...]; weight 2 expanded to [2] doubles it.
+  for (Dtype d : float_dtypes()) {
+    SCOPED_TRACE(trace(d));
+    const xd::Tensor x = make({3, 4}, {2}, d).expand({2, 2});
+    const xd::Tensor w = make({2}, {1}, d).expand({2});
+    ASSERT_EQ(strides_of(x), (Shape{0, 1}));
+    ASSERT_EQ(strides_of(w), (Shape{0}));
+    const auto [y, rstd] = xd::rms_norm(x, {2}, w, 0.0);
+    const double r = 1.0 / std::sqrt(12.5);
+    EXPECT_TRUE(all_close(read(rstd), {r, r}, acc(d)));
+    EXPECT_TRUE(all_close(read(y), {6 * r, 8 * r, 6 * r, 8 * r}, d));
+  }
+  // Random: one row of 7 expanded to 5 rows, a column of 5 expanded across 7, against fp64.
+  for (Dtype d : {Dtype::f32, Dtype::bf16}) {
+    SCOPED_TRACE(trace(d));
+    const auto row = random_values(7, -2, 2, d, 31), col = random_values(5, -2, 2, d, 32);
+    const auto wv = random_values(7, -2, 2, d, 33);
+    const xd::Tensor w = make(wv, {7}, d);
+    const auto [y1, rstd1] = xd::rms_norm(make(row, {7}, d).expand({5, 7}), {7}, w, 1e-5);
+    const Fwd want1 = rms_ref(gather(row, {5, 7}, {0, 1}, 0), 7, wv, 1e-5);
+    EXPECT_TRUE(all_close(read(rstd1), want1.rstd, acc(d)));
+    EXPECT_TRUE(all_close(read(y1), want1.y, d));
+    const auto [y2, rstd2] = xd::rms_norm(make(col, {5, 1}, d).expand({5, 7}), {7}, w, 1e-5);
+    const Fwd want2 = rms_ref(gather(col, {5, 7}, {1, 0}, 0), 7, wv, 1e-5);
+    EXPECT_TRUE(all_close(read(rstd2), want2.rstd, acc(d)));
+    EXPECT_TRUE(all_close(read(y2), want2.y, d));
+  }
+}
+
 TEST(RmsNorm, EmptyBatchAndSizeOneNormalizedDim) {
   const auto [y, rstd] = xd::rms_norm(xd::empty({0, 4}, Dtype::f32, dev()), {4}, xd::ones({4}, Dtype::f32, dev()));
   EXPECT_EQ(shape_of(y), (Shape{0, 4}));

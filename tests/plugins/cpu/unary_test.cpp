@@ -1,5 +1,5 @@
 // Unary pointwise ops on the CPU backend: neg abs exp log sqrt rsqrt relu gelu (both forms) silu
-// sigmoid tanh pow, checked against literal values and an fp64 recomputation, on contiguous,
+// sigmoid tanh pow, checked against literal values and an fp64 recomputation, on contiguous, expanded,
 // transposed, step-sliced, permuted, empty, 0-d and size-1 inputs.
 #include "test_util.hpp"
 
@@ -84,6 +84,30 @@ TEST(Unary, EveryFloatOpReadsTransposedSlicedAndPermutedInputs) {
       // permute of a 3-d view: [2, 3, 10] -> [10, 2, 3] strides [1, 30, 10]
       const xd::Tensor p = t.view({2, 3, 10}).permute({2, 0, 1});
       EXPECT_TRUE(all_close(read(c.op(p)), ref_map(gather(base, {10, 2, 3}, {1, 30, 10}, 0), c.ref), d));
+    }
+  }
+}
+
+TEST(Unary, EveryFloatOpReadsExpandedInputs) {
+  // Stride-0 dims: every element of a broadcast row or column is one stored value.
+  uint32_t seed = 900;
+  for (const auto& c : float_cases()) {
+    for (Dtype d : {Dtype::f32, Dtype::bf16}) {
+      SCOPED_TRACE(std::string(c.name) + " " + trace(d));
+      const auto row = random_values(5, c.lo, c.hi, d, ++seed);
+      // [5] expanded to [4, 5]: strides [0, 1].
+      const xd::Tensor r = make(row, {5}, d).expand({4, 5});
+      ASSERT_EQ(strides_of(r), (Shape{0, 1}));
+      const xd::Tensor ro = c.op(r);
+      EXPECT_EQ(shape_of(ro), (Shape{4, 5}));
+      EXPECT_TRUE(all_close(read(ro), ref_map(gather(row, {4, 5}, {0, 1}, 0), c.ref), d));
+      // [3, 1] expanded to [3, 6] and one value expanded to [2, 3, 4] (every stride 0).
+      const auto col = random_values(3, c.lo, c.hi, d, ++seed);
+      EXPECT_TRUE(
+          all_close(read(c.op(make(col, {3, 1}, d).expand({3, 6}))), ref_map(gather(col, {3, 6}, {1, 0}, 0), c.ref), d));
+      const xd::Tensor one = make({col[0]}, {1, 1, 1}, d).expand({2, 3, 4});
+      ASSERT_EQ(strides_of(one), (Shape{0, 0, 0}));
+      EXPECT_TRUE(all_close(read(c.op(one)), std::vector<double>(24, c.ref(col[0])), d));
     }
   }
 }

@@ -1,0 +1,89 @@
+// The attribute structs: what each op takes besides its tensors, as the public function received
+// it. One per op (ops of one kind share theirs); the op's schema names it (OpSchema::attrs) and its
+// meta function validates it and lowers it to the xd_attrs_* struct the kernel receives.
+// Lifetime: the IntList and pointer members view the caller's arguments, valid for the call only.
+#pragma once
+
+#include <xd/device.hpp>
+#include <xd/dtype.hpp>
+#include <xd/ops.hpp>
+#include <xd/tensor.hpp>
+
+#include <array>
+#include <optional>
+
+namespace xd::detail {
+
+struct NoAttrs {};  // ops with tensors only (mul, neg, mm, int_mm, ...)
+
+// Creation ops have no input tensor: the attributes give the output's shape, dtype and device.
+struct FillAttrs {
+  IntList sizes;
+  double value = 0;
+  Dtype dtype = Dtype::f32;
+  Device device;
+};
+struct ArangeAttrs {
+  double start = 0, end = 0, step = 1;
+  Dtype dtype = Dtype::i64;
+  Device device;
+};
+struct RandomAttrs {  // rand, randn; the generator's seed and offset are taken at launch
+  IntList sizes;
+  Dtype dtype = Dtype::f32;
+  Device device;
+};
+
+struct CopyAttrs {  // Tensor::copy_: the destination is given, not allocated
+  const Tensor* destination = nullptr;
+};
+
+struct AlphaAttrs {  // add, sub: self + alpha * other
+  double alpha = 1;
+};
+struct PowAttrs {
+  double exponent = 1;
+};
+struct GeluAttrs {
+  GeluApproximate approximate = GeluApproximate::none;
+};
+
+struct ReduceAttrs {  // sum, mean, amax, amin over `dims` (empty: all); argmax over one dim
+  IntList dims;
+  bool keepdim = false;
+};
+struct DimAttrs {  // softmax, log_softmax
+  int64_t dim = -1;
+};
+
+struct BlasAttrs {  // addmm, baddbmm: beta * self + alpha * (a @ b)
+  double beta = 1, alpha = 1;
+};
+
+struct RmsNormAttrs {
+  IntList normalized_shape;
+  std::optional<double> eps;  // default: epsilon of the accumulation type
+};
+struct RmsNormBackwardAttrs {
+  IntList normalized_shape;
+  std::array<bool, 2> output_mask{true, true};
+};
+
+struct ScaledMmAttrs {
+  Dtype out_dtype = Dtype::bf16;
+};
+struct Int4Attrs {  // weight_int4_mm, quantize_int4
+  int64_t group_size = 0;
+};
+
+// The public mm / addmm / bmm / baddbmm overloads with a SparseCsr left operand, all csr_addmm.
+struct CsrMatmulAttrs {
+  IntList sparse_sizes;  // the CSR matrix's [M, K] or [B, M, K]
+  int ndim = 2;          // 2: mm / addmm, 3: bmm / baddbmm
+  double beta = 0, alpha = 1;
+};
+struct CsrToDenseAttrs {
+  IntList sizes;  // the CSR matrix's (checked when it was built)
+};
+
+}  // namespace xd::detail
