@@ -597,13 +597,36 @@ std::vector<Case> generate_cases(const GeneratorOptions& o) {
     if (!o.dtypes.empty() && std::find(o.dtypes.begin(), o.dtypes.end(), k.dtype) == o.dtypes.end()) continue;
     slots[{k.backend, k.op, k.dtype}].push_back(k.name);
   }
+  // The (op, dtype) pairs the CPU reference registers: a backend lacking one gets an unsupported
+  // case for it, so what is missing shows in the matrix, the JSON and the JUnit (as skipped).
+  std::set<std::pair<std::string, Dtype>> reference_slots;
+  for (const KernelInfo& k : kernels()) {
+    if (k.backend != "cpu") continue;
+    if (!o.ops.empty() && std::find(o.ops.begin(), o.ops.end(), k.op) == o.ops.end()) continue;
+    if (!o.dtypes.empty() && std::find(o.dtypes.begin(), o.dtypes.end(), k.dtype) == o.dtypes.end()) continue;
+    reference_slots.insert({k.op, k.dtype});
+  }
   std::vector<Case> out;
   for (const OpSchema& schema : op_schemas()) {
     for (const std::string& backend : o.backends) {
       for (int di = 0; di < kNumDtypes; ++di) {
         const Dtype d = static_cast<Dtype>(di);
         auto it = slots.find({backend, schema.name, d});
-        if (it == slots.end()) continue;
+        if (it == slots.end()) {
+          if (backend != "cpu" && reference_slots.count({schema.name, d})) {
+            Case c;
+            c.schema = schema;
+            c.dtype = d;
+            c.backend = backend;
+            c.variant = "no_kernel";
+            c.seed = o.seed;
+            c.unsupported = "backend '" + backend + "' registers no " + schema.name + " kernel for " + dtype_name(d) +
+                            " (the CPU reference does)";
+            c.id = make_case_id(c);
+            out.push_back(std::move(c));
+          }
+          continue;
+        }
         Builder b{schema, d, o.quick, {}};
         switch (schema.kind) {
           case OpKind::fill:
