@@ -1,6 +1,7 @@
 // xd-conform as a backend author runs it: the quick suite writes JSON and JUnit listing every
 // case; a backend with deliberately broken kernels is caught, naming the case id and the worst
 // index; --replay reproduces a case's inputs bit for bit; golden data passes on the CPU.
+#include "mini_xml.hpp"
 #include "support/run_command.hpp"
 
 #include <nlohmann/json.hpp>
@@ -11,6 +12,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <sys/wait.h>
@@ -65,29 +67,85 @@ size_t count(const std::string& text, const std::string& what) {
   return n;
 }
 
+std::set<std::string> lines_of(const std::string& text) {
+  std::set<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.insert(line);
+  return out;
+}
+
 TEST(Conform, QuickRunWritesJsonAndJunitListingEveryCase) {
   TempDir dir;
   const auto list = run("", "--quick --backend cpu --list");
   ASSERT_EQ(list.status, 0) << list.output;
-  const size_t cases = count(list.output, "\n");
-  ASSERT_GT(cases, 1000u);
+  const std::set<std::string> ids = lines_of(list.output);
+  ASSERT_EQ(ids.size(), count(list.output, "\n")) << "case ids are unique";
+  ASSERT_GT(ids.size(), 1000u);
 
   const auto r = run("", "--quick --backend cpu --json " + (dir / "out.json").string() + " --junit " +
                              (dir / "out.xml").string());
   ASSERT_EQ(r.status, 0) << r.output.substr(0, 4000);
   EXPECT_NE(r.output.find("cpu pass/fail/unsup"), std::string::npos) << "the matrix is printed";
+
   const auto j = nlohmann::json::parse(read_file(dir / "out.json"));
-  EXPECT_EQ(j["cases"].size(), cases);
+  EXPECT_EQ(j["cases"].size(), ids.size());
   EXPECT_EQ(j["summary"]["failed"], 0);
   EXPECT_EQ(j["seed"], 1234);
-  for (const auto& c : j["cases"])
-    for (const char* key : {"id", "op", "backend", "dtype", "shape", "status"}) ASSERT_TRUE(c.contains(key)) << key;
-  const std::string xml = read_file(dir / "out.xml");
-  EXPECT_EQ(xml.rfind("<?xml", 0), 0u);
-  EXPECT_EQ(count(xml, "<testcase "), cases);
-  EXPECT_EQ(count(xml, "<testsuites"), 1u);
-  EXPECT_EQ(count(xml, "</testsuites>"), 1u);
-  EXPECT_EQ(count(xml, "<testsuite "), count(xml, "</testsuite>"));
+  size_t unsupported = 0;
+  for (const auto& c : j["cases"]) {
+    for (const char* key : {"id", "op", "backend", "dtype", "shape", "status", "errors"})
+      ASSERT_TRUE(c.contains(key)) << key << " in " << c["id"];
+    EXPECT_TRUE(ids.count(c["id"].get<std::string>())) << c["id"];
+    unsupported += c["status"] == "unsupported";
+    // One errors entry per compared output, each within tolerance here.
+    ASSERT_TRUE(c["errors"].is_array());
+    ASSERT_EQ(c["errors"].size(), c["outputs"].size()) << c["id"];
+    for (size_t i = 0; i < c["errors"].size(); ++i) {
+      const auto& e = c["errors"][i];
+      EXPECT_EQ(e["name"], c["outputs"][i]["name"]);
+      EXPECT_TRUE(e["max_abs_error"].is_number()) << c["id"];
+      EXPECT_TRUE(e["max_rel_error"].is_number()) << c["id"];
+      EXPECT_TRUE(e["worst_index"].is_null()) << c["id"];
+      EXPECT_EQ(e["message"], "") << c["id"];
+    }
+  }
+  // The shape of a case is its output's: addmm with a broadcast bias row [11] makes a [7, 11].
+  const auto* row = find_case(j, "addmm/f64/cpu/7x13x11.in_row/s1234");
+  ASSERT_NE(row, nullptr);
+  EXPECT_EQ((*row)["shape"], nlohmann::json::array({7, 11}));
+  EXPECT_EQ((*row)["inputs"][0]["shape"], nlohmann::json::array({11}));
+  // No output when both sides raise (amax over an empty dim): no shape.
+  const auto* raising = find_case(j, "amax/f32/cpu/5x0.d1/s1234");
+  ASSERT_NE(raising, nullptr);
+  EXPECT_EQ((*raising)["status"], "pass");
+  EXPECT_EQ((*raising)["message"], "both raise ShapeError");
+  EXPECT_TRUE((*raising)["shape"].is_null());
+
+  std::unique_ptr<xd::test::XmlElement> xml;
+  try {
+    xml = xd::test::XmlReader::parse(read_file(dir / "out.xml"));
+  } catch (const std::exception& e) {
+    FAIL() << e.what();
+  }
+  ASSERT_EQ(xml->name, "testsuites");
+  EXPECT_EQ(xml->attr("tests"), std::to_string(ids.size()));
+  EXPECT_EQ(xml->attr("failures"), "0");
+  EXPECT_EQ(xml->attr("skipped"), std::to_string(unsupported));
+  ASSERT_EQ(xml->children.size(), 1u) << "one testsuite: the cpu backend";
+  const auto& suite = *xml->children[0];
+  EXPECT_EQ(suite.name, "testsuite");
+  EXPECT_EQ(suite.attr("name"), "xd-conform.cpu");
+  EXPECT_EQ(suite.attr("tests"), std::to_string(ids.size()));
+  std::set<std::string> names;
+  size_t skipped = 0;
+  for (const auto& tc : suite.children) {
+    ASSERT_EQ(tc->name, "testcase");
+    EXPECT_TRUE(names.insert(tc->attr("name")).second) << "testcase listed twice: " << tc->attr("name");
+    EXPECT_TRUE(tc->all("failure").empty()) << tc->attr("name");
+    skipped += tc->all("skipped").size();
+  }
+  EXPECT_EQ(names, ids) << "one testcase per case";
+  EXPECT_EQ(skipped, unsupported);
 }
 
 TEST(Conform, CorrectKernelOnTheBrokenBackendPasses) {
@@ -114,12 +172,30 @@ TEST(Conform, WrongValueInOneElementIsCaughtWithCaseIdAndWorstIndex) {
 }
 
 TEST(Conform, ElementLeftUnwrittenIsCaughtThroughPoisoning) {
-  const auto r = run_broken("unwritten", "--quick");
+  TempDir dir;
+  const auto r = run_broken("unwritten", "--quick --json " + (dir / "out.json").string());
   EXPECT_EQ(r.status, 1) << r.output;
-  EXPECT_NE(r.output.find("FAIL add/f32/broken/13x17+13x17/s1234: out: 1 of 221 elements differ; worst at [12, 16]"),
-            std::string::npos)
+  const std::string id = "add/f32/broken/13x17+13x17/s1234";
+  EXPECT_NE(r.output.find("FAIL " + id + ": out: 1 of 221 elements differ; worst at [12, 16]"), std::string::npos)
       << r.output;
   EXPECT_NE(r.output.find("NaN where a number was expected"), std::string::npos);
+  // A NaN out of place is infinitely wrong: the report must not say "max abs error 0".
+  EXPECT_NE(r.output.find("(NaN where a number was expected); 1 NaN/Inf position mismatch, first at [12, 16]; "
+                          "max abs error inf, max rel error inf (finite elements: 0, 0)"),
+            std::string::npos)
+      << r.output;
+  const auto j = nlohmann::json::parse(read_file(dir / "out.json"));
+  const auto* c = find_case(j, id);
+  ASSERT_NE(c, nullptr);
+  ASSERT_EQ((*c)["errors"].size(), 1u);
+  const auto& e = (*c)["errors"][0];
+  EXPECT_EQ(e["name"], "out");
+  EXPECT_EQ(e["max_abs_error"], "inf");
+  EXPECT_EQ(e["max_rel_error"], "inf");
+  EXPECT_EQ(e["worst_index"], nlohmann::json::array({12, 16}));
+  EXPECT_NE(e["message"].get<std::string>().find("1 NaN/Inf position mismatch"), std::string::npos) << e;
+  EXPECT_EQ((*c)["outputs"][0]["nonfinite_mismatches"], 1);
+  EXPECT_EQ((*c)["outputs"][0]["got"], "nan");
 }
 
 TEST(Conform, BugOnlyForNonContiguousInputIsCaughtOnlyThere) {
@@ -129,11 +205,20 @@ TEST(Conform, BugOnlyForNonContiguousInputIsCaughtOnlyThere) {
   const auto j = nlohmann::json::parse(read_file(dir / "out.json"));
   EXPECT_EQ((*find_case(j, "add/f32/broken/13x17+13x17/s1234"))["status"], "pass");
   EXPECT_EQ((*find_case(j, "add/f32/broken/4099+4099/s1234"))["status"], "pass");
-  const auto* t = find_case(j, "add/f32/broken/13x17.T+13x17/s1234");
+  const std::string id = "add/f32/broken/13x17.T+13x17/s1234";
+  const auto* t = find_case(j, id);
   ASSERT_NE(t, nullptr);
   EXPECT_EQ((*t)["status"], "fail");
-  EXPECT_TRUE((*t)["outputs"][0].contains("worst_index"));
-  EXPECT_NE(r.output.find("FAIL add/f32/broken/9x5.sl+9x5.T/s1234"), std::string::npos) << r.output;
+  // a - b instead of a + alpha * b (alpha = -0.5) is wrong everywhere; the worst element is fixed
+  // by the seed's inputs.
+  EXPECT_EQ((*t)["outputs"][0]["worst_index"], nlohmann::json::array({4, 2}));
+  EXPECT_EQ((*t)["errors"][0]["worst_index"], nlohmann::json::array({4, 2}));
+  EXPECT_NE(r.output.find("FAIL " + id + ": out: 221 of 221 elements differ; worst at [4, 2]"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("FAIL add/f32/broken/9x5.sl+9x5.T/s1234: out: 45 of 45 elements differ; worst at [1, 4]"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("FAIL add/f32/broken/1x9.ex5x9+5x9/s1234"), std::string::npos) << "stride 0: " << r.output;
 }
 
 TEST(Conform, KernelReachedByNoCaseFailsTheCoverageGate) {
@@ -212,10 +297,103 @@ TEST(Conform, GoldenCaseWithAWrongExpectedValueFails) {
       << r.output;
 }
 
-TEST(Conform, MissingGoldenManifestIsAnError) {
+TEST(Conform, MissingGoldenManifestIsAUsageErrorFoundBeforeAnyCaseRuns) {
   const auto r = run("", "--golden /nonexistent-dir --backend cpu");
-  EXPECT_EQ(r.status, 1);
-  EXPECT_NE(r.output.find("manifest.json: cannot open"), std::string::npos) << r.output;
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("xd-conform: --golden: /nonexistent-dir/manifest.json: cannot open (is this a golden case "
+                          "folder?)"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("total:"), std::string::npos) << "no case ran: " << r.output;
+}
+
+TEST(Conform, MalformedGoldenManifestIsAUsageError) {
+  TempDir dir;
+  std::ofstream(dir / "manifest.json") << "{\"format\": \"xd-golden/1\", \"cases\": [";
+  const auto r = run("", "--golden " + (dir / "").string() + " --backend cpu");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("xd-conform: --golden: "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("manifest.json: "), std::string::npos) << r.output;
+
+  std::ofstream(dir / "manifest.json", std::ios::trunc) << "{\"format\": \"other/2\", \"cases\": []}";
+  const auto f = run("", "--golden " + (dir / "").string() + " --backend cpu");
+  EXPECT_EQ(f.status, 2) << f.output;
+  EXPECT_NE(f.output.find("format is 'other/2', expected 'xd-golden/1'"), std::string::npos) << f.output;
+}
+
+TEST(Conform, UnwritableJsonOrJunitPathIsAUsageErrorFoundBeforeAnyCaseRuns) {
+  for (const char* option : {"--json", "--junit"}) {
+    const auto r = run("", std::string("--quick --backend cpu ") + option + " /nonexistent-dir/out.file");
+    EXPECT_EQ(r.status, 2) << option << ": " << r.output;
+    EXPECT_NE(r.output.find(std::string("xd-conform: ") + option +
+                            " /nonexistent-dir/out.file: cannot be written (does its folder exist, and may it be "
+                            "written?)"),
+              std::string::npos)
+        << r.output;
+    EXPECT_EQ(r.output.find("total:"), std::string::npos) << "no case ran: " << r.output;
+  }
+  // A directory in the way cannot be written either.
+  TempDir dir;
+  const auto d = run("", "--quick --backend cpu --op add --json " + (dir / "").string());
+  EXPECT_EQ(d.status, 2) << d.output;
+  EXPECT_NE(d.output.find("cannot be written"), std::string::npos) << d.output;
+}
+
+TEST(Conform, WritableOutputPathIsNotCreatedByTheCheckAlone) {
+  TempDir dir;
+  // The check runs before the filters are found to select nothing: the run stops with exit 2,
+  // and the file the check opened is gone again.
+  const auto r = run("", "--backend cpu --op int_mm --dtype f64 --json " + (dir / "out.json").string());
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_FALSE(fs::exists(dir / "out.json"));
+}
+
+TEST(Conform, FilterSelectingNoCaseIsAUsageError) {
+  const auto r = run("", "--backend cpu --op int_mm --dtype f64");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("xd-conform: no case matches --op int_mm --dtype f64 on cpu: no kernel is registered for "
+                          "that selection (xd-info lists the kernels)"),
+            std::string::npos)
+      << r.output;
+  const auto g = run("", "--golden " XD_GOLDEN_DIR " --backend cpu --op add --dtype i64");
+  EXPECT_EQ(g.status, 2) << g.output;
+  EXPECT_NE(g.output.find("xd-conform: no golden case in " XD_GOLDEN_DIR " matches --op add --dtype i64 on cpu"),
+            std::string::npos)
+      << g.output;
+}
+
+TEST(Conform, PairTheReferenceHasAndTheBackendLacksIsReportedUnsupportedNotFailed) {
+  TempDir dir;
+  const auto r = run_broken("none", "--quick --op add --op mm --json " + (dir / "out.json").string() + " --junit " +
+                                        (dir / "out.xml").string());
+  EXPECT_EQ(r.status, 0) << r.output;
+  const auto j = nlohmann::json::parse(read_file(dir / "out.json"));
+  // The broken backend has add for f32 only; the CPU reference has add for 8 dtypes and mm for 4.
+  const auto* f16 = find_case(j, "add/f16/broken/no_kernel/s1234");
+  ASSERT_NE(f16, nullptr);
+  EXPECT_EQ((*f16)["status"], "unsupported");
+  EXPECT_EQ((*f16)["message"], "backend 'broken' registers no add kernel for f16 (the CPU reference does)");
+  const auto* mm = find_case(j, "mm/f32/broken/no_kernel/s1234");
+  ASSERT_NE(mm, nullptr);
+  EXPECT_EQ((*mm)["status"], "unsupported");
+  EXPECT_EQ(find_case(j, "add/f32/broken/no_kernel/s1234"), nullptr) << "f32 add exists";
+  EXPECT_EQ(j["summary"]["failed"], 0);
+  EXPECT_EQ(j["summary"]["unsupported"], 7 + 4);
+  EXPECT_NE(r.output.find("\nmm                0/0/4"), std::string::npos) << "the matrix shows the gap: " << r.output;
+
+  const auto xml = xd::test::XmlReader::parse(read_file(dir / "out.xml"));
+  EXPECT_EQ(xml->attr("failures"), "0");
+  EXPECT_EQ(xml->attr("skipped"), "11");
+  bool seen = false;
+  for (const auto* suite : xml->all("testsuite"))
+    for (const auto* tc : suite->all("testcase"))
+      if (tc->attr("name") == "add/f16/broken/no_kernel/s1234") {
+        seen = true;
+        ASSERT_EQ(tc->all("skipped").size(), 1u);
+        EXPECT_EQ(tc->all("skipped")[0]->attr("message"),
+                  "backend 'broken' registers no add kernel for f16 (the CPU reference does)");
+      }
+  EXPECT_TRUE(seen);
 }
 
 TEST(Conform, UnknownBackendIsAUsageErrorNamingTheAvailableOnes) {

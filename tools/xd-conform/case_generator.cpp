@@ -66,6 +66,23 @@ InputSpec input(const std::string& name, Dtype d, Shape sizes, Layout layout = L
   return s;
 }
 
+// An input stored with size-1 dims and expanded (stride 0) to `to`, the shape the op sees.
+InputSpec expanded_input(const std::string& name, Dtype d, Shape stored, Shape to) {
+  InputSpec s = input(name, d, std::move(stored), Layout::expanded);
+  s.expand_to = std::move(to);
+  return s;
+}
+
+// "1x9.ex6x9": the stored shape, then the shape it is expanded to.
+std::string expanded_text(const Shape& stored, const Shape& to) { return shape_text(stored) + ".ex" + shape_text(to); }
+
+// Drops the entries whose name `name_of` gives is in `names`. By name, never by position, so
+// editing one list cannot silently drop another case from the quick set.
+template <class T, class F>
+void erase_named(std::vector<T>& v, const std::set<std::string>& names, F name_of) {
+  std::erase_if(v, [&](const T& x) { return names.count(name_of(x)) != 0; });
+}
+
 // A layout the shape can have: transposing needs two dims, slicing one.
 Layout usable(Layout l, const Shape& s) {
   if (l == Layout::transposed && s.size() < 2) return s.empty() ? Layout::contiguous : Layout::sliced;
@@ -138,11 +155,15 @@ void copy_cases(Builder& b) {
                                                   {{13, 17}, Layout::contiguous}, {{13, 17}, Layout::transposed},
                                                   {{9, 5}, Layout::sliced}};
   if (!b.quick) shapes.push_back({{257, 1031}, Layout::contiguous});
+  // A stride-0 source (a [1, 9] row expanded to [6, 9]): its last entry, with the stored shape.
+  shapes.push_back({{1, 9}, Layout::expanded});
   for (Dtype to : all) {
     for (const auto& [s, l] : shapes) {
       if (b.quick && l == Layout::sliced && to != Dtype::f32) continue;
-      Case& c = b.add(std::string("to_") + dtype_name(to) + "." + shape_text(s) + layout_suffix(l));
-      InputSpec in = input("self", b.dtype, s, usable(l, s));
+      const bool ex = l == Layout::expanded;
+      Case& c = b.add(std::string("to_") + dtype_name(to) + "." +
+                      (ex ? expanded_text(s, {6, 9}) : shape_text(s) + layout_suffix(l)));
+      InputSpec in = ex ? expanded_input("self", b.dtype, s, {6, 9}) : input("self", b.dtype, s, usable(l, s));
       // Floating sources stay inside the destination's range: converting an out-of-range float
       // to an integer is undefined in C and differs between devices.
       if (is_floating(b.dtype)) {
@@ -198,8 +219,8 @@ void unary_cases(Builder& b) {
     shapes.push_back({{2, 3, 5, 7}, Layout::transposed});
     shapes.push_back({{(1 << 20) + 7}, Layout::contiguous});
   } else {
-    shapes.erase(shapes.begin() + 3);  // {7}
-    shapes.erase(shapes.begin() + 6);  // {3,1,5}
+    // 13x17 and 4099 keep odd and prime sizes in the quick set.
+    erase_named(shapes, {"7", "3x1x5"}, [](const auto& p) { return shape_text(p.first); });
   }
   std::vector<double> exponents = {2.0};
   if (op == "pow") exponents = b.quick ? std::vector<double>{2.0, -1.5} : std::vector<double>{2.0, 0.5, -1.5, 3.0, 0.0};
@@ -257,10 +278,9 @@ void binary_like_cases(Builder& b) {
     pairs.push_back({{2, 1, 7, 5}, {3, 1, 5}});
     pairs.push_back({{513, 1031}, {1031}});
     pairs.push_back({{(1 << 20) + 3}, {(1 << 20) + 3}});
-  } else {
-    pairs.erase(pairs.begin() + 2);
-    pairs.erase(pairs.begin() + 5);
   }
+  // The quick set keeps every pair above: size 1 (1+1), a 0-d operand broadcast to a matrix
+  // (scalar+5x3), empty, odd, transposed, sliced and both broadcast directions.
   const bool small = op == "mul";
   auto fill_range = [&](InputSpec& in, bool denominator) {
     if (is_integral(in.dtype)) {
@@ -333,8 +353,8 @@ void reduce_cases(Builder& b) {
     rs.push_back({{4099, 64}, {0}, true});
     rs.push_back({{1 << 20}, {}, false});
   } else {
-    rs.erase(rs.begin() + 2);
-    rs.erase(rs.begin() + 6);
+    // 13x17 and 64x4099 keep odd and prime sizes; the sliced 3x5x7 stays.
+    erase_named(rs, {"7"}, [](const R& r) { return shape_text(r.s); });
   }
   for (const R& r : rs) {
     std::vector<int64_t> dims = r.dims;
@@ -372,6 +392,16 @@ void reduce_cases(Builder& b) {
     c.attrs.reduction_length = len;
     (void)empty_reduced;
   }
+  // Expanded (stride 0) inputs: reduced along the repeated dim (every term equal; argmax must
+  // pick the first) and across it.
+  for (const auto& [stored, dim] : {std::pair<Shape, int64_t>{{1, 9}, 0}, std::pair<Shape, int64_t>{{6, 1}, 1}}) {
+    const Shape to = {6, 9};
+    Case& c = b.add(expanded_text(stored, to) + ".d" + std::to_string(dim));
+    c.inputs = {expanded_input("self", b.dtype, stored, to)};
+    c.attrs.dims = {dim};
+    c.attrs.dim = dim;
+    c.attrs.reduction_length = to[static_cast<size_t>(dim)];
+  }
   if (is_floating(b.dtype)) {
     Case& c = b.add("special.9x31.d1");
     InputSpec in = input("self", b.dtype, {9, 31});
@@ -403,6 +433,18 @@ void softmax_cases(Builder& b) {
     if (!s.s.empty()) len = s.s[static_cast<size_t>(s.dim < 0 ? s.dim + static_cast<int64_t>(s.s.size()) : s.dim)];
     c.attrs.reduction_length = std::max<int64_t>(1, len);
   }
+  // Expanded (stride 0) inputs: softmax along the repeated dim (a uniform distribution) and
+  // across it (equal rows).
+  for (const auto& [stored, dim] : {std::pair<Shape, int64_t>{{1, 9}, 0}, std::pair<Shape, int64_t>{{6, 1}, 1}}) {
+    const Shape to = {6, 9};
+    Case& c = b.add(expanded_text(stored, to) + ".d" + std::to_string(dim));
+    InputSpec in = expanded_input("self", b.dtype, stored, to);
+    in.lo = -8;
+    in.hi = 8;
+    c.inputs = {in};
+    c.attrs.dim = dim;
+    c.attrs.reduction_length = to[static_cast<size_t>(dim)];
+  }
   Case& c = b.add("special.9x31.d1");
   InputSpec in = input("self", b.dtype, {9, 31});
   in.values = Values::special;
@@ -428,6 +470,10 @@ void matmul_cases(Builder& b) {
                        {2, 13, 17, 11, Layout::transposed, Layout::contiguous},
                        {2, 13, 17, 11, Layout::contiguous, Layout::transposed},
                        {2, 9, 33, 7, Layout::sliced, Layout::sliced},
+                       // stride 0: bmm shares one matrix across the batch; mm repeats a column
+                       // of self ([m, 1] -> [m, k]) or a row of mat2 ([1, n] -> [k, n])
+                       {3, 7, 13, 11, Layout::expanded, Layout::contiguous},
+                       {3, 7, 13, 11, Layout::contiguous, Layout::expanded},
                        {1, 1, 4099, 3},
                        // register-tiled, dense operands: rows and columns past a tile, k past a step
                        {1, 130, 36, 132}};
@@ -464,8 +510,12 @@ void matmul_cases(Builder& b) {
         c.attrs.beta = tag == ".beta0_nan" ? 0.0 : 0.5;
         c.attrs.alpha = -1.5;
       }
-      InputSpec a = input(a_name, b.dtype, sa, m.la);
-      InputSpec bb = input(b_name, b.dtype, sb, m.lb);
+      InputSpec a = m.la == Layout::expanded
+                        ? expanded_input(a_name, b.dtype, batched ? Shape{1, m.m, m.k} : Shape{m.m, 1}, sa)
+                        : input(a_name, b.dtype, sa, m.la);
+      InputSpec bb = m.lb == Layout::expanded
+                         ? expanded_input(b_name, b.dtype, batched ? Shape{1, m.k, m.n} : Shape{1, m.n}, sb)
+                         : input(b_name, b.dtype, sb, m.lb);
       a.lo = bb.lo = -1;
       a.hi = bb.hi = 1;
       c.inputs.push_back(a);
@@ -485,19 +535,24 @@ void rms_norm_cases(Builder& b, bool backward) {
   };
   std::vector<N> ns = {{{3, 64}, {64}, true, true},  {{3, 64}, {64}, false, false}, {{2, 3, 8}, {3, 8}, true, false},
                        {{1}, {1}, true, true},       {{0, 16}, {16}, true, true},   {{17, 33}, {33}, true, true, Layout::transposed},
-                       {{9, 31}, {31}, true, false, Layout::sliced}, {{4, 4099}, {4099}, true, true}};
+                       {{9, 31}, {31}, true, false, Layout::sliced}, {{4, 4099}, {4099}, true, true},
+                       // stride 0: one [1, 64] row expanded to five equal rows
+                       {{5, 64}, {64}, true, true, Layout::expanded}};
   if (!b.quick) ns.push_back({{257, 1024}, {1024}, true, false});
   std::vector<std::array<bool, 2>> masks = {{true, true}};
   if (backward) masks = {{true, true}, {true, false}, {false, true}};
   for (const N& n : ns) {
     for (const auto& mask : masks) {
       if (backward && !n.weight && !mask[0]) continue;
-      std::string v = shape_text(n.s) + layout_suffix(usable(n.l, n.s)) + ".n" + shape_text(n.norm) +
-                      (n.weight ? ".w" : "") + (n.eps ? ".eps" : "");
+      const bool ex = n.l == Layout::expanded;
+      Shape stored = n.s;
+      if (ex) stored[0] = 1;
+      std::string v = (ex ? expanded_text(stored, n.s) : shape_text(n.s) + layout_suffix(usable(n.l, n.s))) + ".n" +
+                      shape_text(n.norm) + (n.weight ? ".w" : "") + (n.eps ? ".eps" : "");
       if (backward) v += std::string(".m") + (mask[0] ? "1" : "0") + (mask[1] ? "1" : "0");
       Case& c = b.add(v);
       int64_t len = numel(n.norm);
-      InputSpec x = input("input", b.dtype, n.s, usable(n.l, n.s));
+      InputSpec x = ex ? expanded_input("input", b.dtype, stored, n.s) : input("input", b.dtype, n.s, usable(n.l, n.s));
       InputSpec w = input("weight", b.dtype, n.norm);
       w.values = Values::positive;
       w.lo = 0.5;
@@ -542,13 +597,36 @@ std::vector<Case> generate_cases(const GeneratorOptions& o) {
     if (!o.dtypes.empty() && std::find(o.dtypes.begin(), o.dtypes.end(), k.dtype) == o.dtypes.end()) continue;
     slots[{k.backend, k.op, k.dtype}].push_back(k.name);
   }
+  // The (op, dtype) pairs the CPU reference registers: a backend lacking one gets an unsupported
+  // case for it, so what is missing shows in the matrix, the JSON and the JUnit (as skipped).
+  std::set<std::pair<std::string, Dtype>> reference_slots;
+  for (const KernelInfo& k : kernels()) {
+    if (k.backend != "cpu") continue;
+    if (!o.ops.empty() && std::find(o.ops.begin(), o.ops.end(), k.op) == o.ops.end()) continue;
+    if (!o.dtypes.empty() && std::find(o.dtypes.begin(), o.dtypes.end(), k.dtype) == o.dtypes.end()) continue;
+    reference_slots.insert({k.op, k.dtype});
+  }
   std::vector<Case> out;
   for (const OpSchema& schema : op_schemas()) {
     for (const std::string& backend : o.backends) {
       for (int di = 0; di < kNumDtypes; ++di) {
         const Dtype d = static_cast<Dtype>(di);
         auto it = slots.find({backend, schema.name, d});
-        if (it == slots.end()) continue;
+        if (it == slots.end()) {
+          if (backend != "cpu" && reference_slots.count({schema.name, d})) {
+            Case c;
+            c.schema = schema;
+            c.dtype = d;
+            c.backend = backend;
+            c.variant = "no_kernel";
+            c.seed = o.seed;
+            c.unsupported = "backend '" + backend + "' registers no " + schema.name + " kernel for " + dtype_name(d) +
+                            " (the CPU reference does)";
+            c.id = make_case_id(c);
+            out.push_back(std::move(c));
+          }
+          continue;
+        }
         Builder b{schema, d, o.quick, {}};
         switch (schema.kind) {
           case OpKind::fill:

@@ -99,33 +99,32 @@ Comparison compare_bytes(Dtype d, const std::vector<int64_t>& shape, const std::
     r.message = "byte counts differ: expected " + std::to_string(e.size()) + ", got " + std::to_string(g.size());
     return r;
   }
-  int64_t worst = -1;
+  r.elementwise = true;
+  int64_t worst = -1, first_nonfinite = -1;
   double worst_excess = -1;  // how far past the tolerance (in tolerance units); inf for NaN/Inf mismatches
   std::string worst_why;
   for (int64_t i = 0; i < n; ++i) {
     const double ev = decode(d, e.data(), i), gv = decode(d, g.data(), i);
+    std::string why;  // set for a NaN/Inf mismatch or an invalid bool byte
     double excess = 0;
-    std::string why;
     if (d == Dtype::boolean && (gv != 0 && gv != 1)) {
-      excess = INFINITY;
       why = "invalid bool byte " + std::to_string(static_cast<int>(gv)) + " (element not written?)";
     } else if (std::isnan(ev) || std::isnan(gv)) {
-      if (std::isnan(ev) != std::isnan(gv)) {
-        excess = INFINITY;
+      if (std::isnan(ev) != std::isnan(gv))
         why = std::isnan(gv) ? "NaN where a number was expected" : "a number where NaN was expected";
-      }
     } else if (std::isinf(ev) || std::isinf(gv)) {
-      if (ev != gv) {
-        excess = INFINITY;
-        why = "infinity mismatch";
-      }
+      if (ev != gv) why = "infinity mismatch";
     } else {
       const double abs_err = std::fabs(gv - ev);
       const double rel_err = ev != 0 ? abs_err / std::fabs(ev) : (abs_err != 0 ? INFINITY : 0);
-      r.max_abs_error = std::max(r.max_abs_error, abs_err);
-      if (std::isfinite(rel_err)) r.max_rel_error = std::max(r.max_rel_error, rel_err);
+      r.finite_max_abs_error = std::max(r.finite_max_abs_error, abs_err);
+      if (std::isfinite(rel_err)) r.finite_max_rel_error = std::max(r.finite_max_rel_error, rel_err);
       const double allowed = tol.atol + tol.rtol * std::fabs(ev);
       if (abs_err > allowed) excess = allowed > 0 ? abs_err / allowed : INFINITY;
+    }
+    if (!why.empty()) {
+      excess = INFINITY;
+      if (r.nonfinite_mismatches++ == 0) first_nonfinite = i;
     }
     if (excess > 0) {
       ++r.mismatches;
@@ -136,22 +135,36 @@ Comparison compare_bytes(Dtype d, const std::vector<int64_t>& shape, const std::
       }
     }
   }
+  const auto index_of = [&](int64_t flat) {
+    std::vector<int64_t> index(shape.size(), 0);
+    for (size_t k = shape.size(); k-- > 0;) {
+      index[k] = flat % shape[k];
+      flat /= shape[k];
+    }
+    return index;
+  };
+  r.max_abs_error = r.nonfinite_mismatches ? INFINITY : r.finite_max_abs_error;
+  r.max_rel_error = r.nonfinite_mismatches ? INFINITY : r.finite_max_rel_error;
+  if (first_nonfinite >= 0) r.first_nonfinite_index = index_of(first_nonfinite);
   if (worst >= 0) {
     r.ok = false;
-    r.worst_index.assign(shape.size(), 0);
-    int64_t rest = worst;
-    for (size_t k = shape.size(); k-- > 0;) {
-      r.worst_index[k] = rest % shape[k];
-      rest /= shape[k];
-    }
+    r.worst_index = index_of(worst);
     r.got = decode(d, g.data(), worst);
     r.expected = decode(d, e.data(), worst);
     std::ostringstream m;
     m << r.mismatches << " of " << n << " elements differ; worst at " << index_text(r.worst_index) << ": got "
       << num(r.got) << ", expected " << num(r.expected);
     if (!worst_why.empty()) m << " (" << worst_why << ")";
-    m << "; max abs error " << num(r.max_abs_error) << ", max rel error " << num(r.max_rel_error) << " (rtol "
-      << num(tol.rtol) << ", atol " << num(tol.atol) << ")";
+    if (r.nonfinite_mismatches) {
+      m << "; " << r.nonfinite_mismatches
+        << (d == Dtype::boolean ? " invalid bool byte" : " NaN/Inf position mismatch")
+        << (r.nonfinite_mismatches == 1 ? "" : (d == Dtype::boolean ? "s" : "es")) << ", first at "
+        << index_text(r.first_nonfinite_index);
+    }
+    m << "; max abs error " << num(r.max_abs_error) << ", max rel error " << num(r.max_rel_error);
+    if (r.nonfinite_mismatches)
+      m << " (finite elements: " << num(r.finite_max_abs_error) << ", " << num(r.finite_max_rel_error) << ")";
+    m << " (rtol " << num(tol.rtol) << ", atol " << num(tol.atol) << ")";
     r.message = m.str();
   }
   return r;

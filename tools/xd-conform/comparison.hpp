@@ -15,10 +15,17 @@ namespace xd::conform {
 
 struct Comparison {
   bool ok = true;
+  bool elementwise = false;          // elements were compared (false: shapes, dtypes or sizes differ)
   std::string message;               // empty when ok
-  double max_abs_error = 0.0;        // over the finite elements
+  // Infinite when a NaN or infinity is out of place (or a bool byte is invalid): such an element
+  // is infinitely wrong, and reporting 0 would hide it. The finite_ pair covers the other elements.
+  double max_abs_error = 0.0;
   double max_rel_error = 0.0;
-  int64_t mismatches = 0;
+  double finite_max_abs_error = 0.0;
+  double finite_max_rel_error = 0.0;
+  int64_t mismatches = 0;                     // elements outside the tolerance, nonfinite ones included
+  int64_t nonfinite_mismatches = 0;           // NaN/Inf position mismatches (bool: invalid bytes)
+  std::vector<int64_t> first_nonfinite_index; // of the first such element (empty when none)
   std::vector<int64_t> worst_index;  // multi-dim index of the worst element (empty when ok)
   double got = 0.0, expected = 0.0;  // the values at worst_index
 };

@@ -80,6 +80,9 @@ struct Case {
   uint64_t seed = 0;
   std::vector<InputSpec> inputs;
   Attrs attrs;
+  // When set, the case is not run but reported unsupported with this reason: the CPU reference
+  // registers (op, dtype) and the backend under test does not, so its author sees the gap.
+  std::string unsupported;
 };
 
 // Per-output tolerance: |got - expected| <= atol + rtol * |expected|; NaN matches NaN.

@@ -173,6 +173,7 @@ Outcome run_one(const GoldenCase& g, const OpSchema& schema, Dtype key, const st
         if (!(schema.optional_inputs & (1u << i))) {
           o.status = Status::fail;
           o.message = "the manifest lacks required input '" + schema.inputs[i] + "'";
+          o.case_errors.push_back(o.message);
           return o;
         }
         inputs.emplace_back();
@@ -213,11 +214,18 @@ Outcome run_one(const GoldenCase& g, const OpSchema& schema, Dtype key, const st
   } catch (const std::exception& e) {
     o.status = Status::fail;
     o.message = std::string("raises: ") + e.what();
+    o.case_errors.push_back(o.message);
   }
   return o;
 }
 
 }  // namespace
+
+bool golden_selected(const GoldenCase& g, const std::vector<std::string>& ops, const std::vector<Dtype>& dtypes) {
+  const auto key = dtype_or_none(g.dtype_text);
+  if (!ops.empty() && std::find(ops.begin(), ops.end(), g.op) == ops.end()) return false;
+  return dtypes.empty() || (key && std::find(dtypes.begin(), dtypes.end(), *key) != dtypes.end());
+}
 
 std::vector<Record> run_golden(const std::vector<GoldenCase>& cases, const std::vector<std::string>& backends,
                                const std::vector<std::string>& ops, const std::vector<Dtype>& dtypes,
@@ -227,11 +235,12 @@ std::vector<Record> run_golden(const std::vector<GoldenCase>& cases, const std::
   const std::vector<OpSchema> schemas = op_schemas();
   std::vector<Record> out;
   size_t done = 0;
-  const size_t total = cases.size() * backends.size();
+  const size_t total = backends.size() * static_cast<size_t>(std::count_if(cases.begin(), cases.end(), [&](const GoldenCase& g) {
+                         return golden_selected(g, ops, dtypes);
+                       }));
   for (const GoldenCase& g : cases) {
+    if (!golden_selected(g, ops, dtypes)) continue;
     const auto key = dtype_or_none(g.dtype_text);
-    if (!ops.empty() && std::find(ops.begin(), ops.end(), g.op) == ops.end()) continue;
-    if (!dtypes.empty() && (!key || std::find(dtypes.begin(), dtypes.end(), *key) == dtypes.end())) continue;
     for (const std::string& backend : backends) {
       Record rec;
       rec.id = "golden/" + g.id + "/" + backend;
@@ -258,6 +267,7 @@ std::vector<Record> run_golden(const std::vector<GoldenCase>& cases, const std::
         rec.outcome = run_one(g, *schema, *key, backend);
       }
       rec.outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (!g.outputs.empty()) rec.outcome.shape = g.outputs.front().shape;  // known from the manifest
       out.push_back(std::move(rec));
     }
   }

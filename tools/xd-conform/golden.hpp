@@ -35,6 +35,9 @@ struct GoldenCase {
 // Throws std::runtime_error for a missing or malformed manifest or data file.
 std::vector<GoldenCase> load_golden(const std::string& dir);
 
+// Whether the --op / --dtype filters (empty: all) select the case.
+bool golden_selected(const GoldenCase& g, const std::vector<std::string>& ops, const std::vector<Dtype>& dtypes);
+
 // Runs every case on every backend; `ops`/`dtypes` filter like in generated mode.
 std::vector<Record> run_golden(const std::vector<GoldenCase>& cases, const std::vector<std::string>& backends,
                                const std::vector<std::string>& ops, const std::vector<Dtype>& dtypes,

@@ -3,7 +3,9 @@
 // backends compute what another library computed. See docs/conformance.md.
 //
 // Exit status: 0 when nothing failed, 1 when a case failed or a registered kernel was reached
-// by no case, 2 on a usage error (bad option, unknown or unavailable backend, unknown dtype).
+// by no case, 2 on a usage error, found before any case runs (bad option, unknown or unavailable
+// backend, unknown dtype or op, a filter selecting no case, a --golden folder without a valid
+// manifest, a --json or --junit file that cannot be written).
 #include "case_generator.hpp"
 #include "common/cli.hpp"
 #include "common/startup.hpp"
@@ -22,6 +24,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <set>
 #include <unistd.h>
@@ -42,6 +45,32 @@ void check_backend(const std::string& name) {
     if (r.name == name) why = std::string(xd::load_status_name(r.status)) + (r.reason.empty() ? "" : ": " + r.reason);
   throw UsageError("backend '" + name + "' is not available" + (why.empty() ? " (no plugin of that name was found)" : " (" + why + ")") +
                    "; available: " + available_backends() + "\n" + xd::format_load_report());
+}
+
+// An output file must be writable before any case runs: finding out only after a long run
+// would lose its results. Opening for append tests it for real (permissions, a missing folder,
+// a directory in the way) without touching an existing file; a file made only to test is removed.
+void check_writable(const std::string& option, const std::string& path) {
+  std::error_code ec;
+  const bool existed = std::filesystem::exists(path, ec);
+  bool ok = !std::filesystem::is_directory(path, ec);
+  if (ok) {
+    std::ofstream f(path, std::ios::binary | std::ios::app);
+    ok = static_cast<bool>(f);
+  }
+  if (!ok) throw UsageError(option + " " + path + ": cannot be written (does its folder exist, and may it be written?)");
+  if (!existed) std::filesystem::remove(path, ec);
+}
+
+// "--op softmax --dtype f16 on opencl": what the filters were, for "no case matches".
+std::string selection_text(const std::vector<std::string>& ops, const std::vector<std::string>& dtypes,
+                           const std::vector<std::string>& backends) {
+  std::string s;
+  for (const std::string& op : ops) s += "--op " + op + " ";
+  for (const std::string& d : dtypes) s += "--dtype " + d + " ";
+  s += "on ";
+  for (size_t i = 0; i < backends.size(); ++i) s += (i ? ", " : "") + backends[i];
+  return s;
 }
 
 class Progress {
@@ -195,6 +224,8 @@ int run(int argc, char** argv) {
       if (!known.count(op)) throw UsageError("unknown op '" + op + "'");
   }
   if (!replay_id.empty()) return replay(replay_id, dump_dir);
+  if (!json_path.empty()) check_writable("--json", json_path);
+  if (!junit_path.empty()) check_writable("--junit", junit_path);
 
   if (backends.empty() && env.from_env) backends.push_back(env.from_env->backend());
   if (backends.empty()) {
@@ -218,9 +249,19 @@ int run(int argc, char** argv) {
     std::vector<std::string> with_ref = backends;
     if (std::find(with_ref.begin(), with_ref.end(), "cpu") == with_ref.end()) with_ref.insert(with_ref.begin(), "cpu");
     summary.backends = with_ref;
-    const auto cases = load_golden(golden_dir);
+    // A folder that is not a readable golden set is a mistake in the command line, found before
+    // any case runs.
+    std::vector<GoldenCase> cases;
+    try {
+      cases = load_golden(golden_dir);
+    } catch (const std::exception& e) {
+      throw UsageError(std::string("--golden: ") + e.what());
+    }
+    if (std::none_of(cases.begin(), cases.end(), [&](const GoldenCase& c) { return golden_selected(c, ops, dtypes); }))
+      throw UsageError("no golden case in " + golden_dir + " matches " + selection_text(ops, dtype_names, with_ref));
     if (vm.count("list")) {
-      for (const auto& g : cases) std::cout << g.id << "\n";
+      for (const auto& g : cases)
+        if (golden_selected(g, ops, dtypes)) std::cout << g.id << "\n";
       return 0;
     }
     summary.records = run_golden(cases, with_ref, ops, dtypes,
@@ -239,6 +280,11 @@ int run(int argc, char** argv) {
       for (const Case& c : cases)
         if (!ids.insert(c.id).second) throw std::logic_error("xd-conform generated the case id " + c.id + " twice");
     }
+    // Neither the backends nor the CPU reference register a kernel the filters select: running
+    // nothing and passing would hide a typo'd filter.
+    if (cases.empty())
+      throw UsageError("no case matches " + selection_text(ops, dtype_names, backends) +
+                       ": no kernel is registered for that selection (xd-info lists the kernels)");
     if (vm.count("list")) {
       for (const Case& c : cases) std::cout << c.id << "\n";
       return 0;

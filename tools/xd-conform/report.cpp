@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <fstream>
 #include <iomanip>
 #include <map>
@@ -59,6 +60,33 @@ std::string format_matrix(const RunSummary& r) {
 
 namespace {
 
+// JSON has no infinity or NaN: a non-finite error (a NaN/Inf position mismatch) is written as
+// the string "inf" (or "nan") rather than null, so it cannot be read as "no error".
+nlohmann::json number(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return v;
+}
+
+// One entry per compared output (`name`, errors, `worst_index`, `message`; a passing output has
+// worst_index null and an empty message), then one per failure of the case as a whole (`name`
+// and the error fields null).
+nlohmann::json errors_json(const Outcome& o) {
+  nlohmann::json errs = nlohmann::json::array();
+  for (const OutputResult& r : o.outputs) {
+    const Comparison& c = r.comparison;
+    errs.push_back({{"name", r.name},
+                    {"max_abs_error", c.elementwise ? number(c.max_abs_error) : nlohmann::json()},
+                    {"max_rel_error", c.elementwise ? number(c.max_rel_error) : nlohmann::json()},
+                    {"worst_index", c.worst_index.empty() && c.ok ? nlohmann::json() : nlohmann::json(c.worst_index)},
+                    {"message", c.message}});
+  }
+  for (const std::string& why : o.case_errors)
+    errs.push_back({{"name", nullptr}, {"max_abs_error", nullptr}, {"max_rel_error", nullptr},
+                    {"worst_index", nullptr}, {"message", why}});
+  return errs;
+}
+
 nlohmann::json record_json(const Record& rec) {
   const Outcome& o = rec.outcome;
   nlohmann::json j = {{"id", rec.id},           {"op", rec.op},          {"backend", rec.backend},
@@ -73,7 +101,10 @@ nlohmann::json record_json(const Record& rec) {
     ins.push_back(in);
   }
   j["inputs"] = ins;
-  j["shape"] = rec.input_shapes.empty() ? nlohmann::json::array() : nlohmann::json(rec.input_shapes.front());
+  // The case's shape is its output's: for addmm with a broadcast bias row that is [m, n], not the
+  // bias's [n]. Null when there is no output (the reference raised, or no kernel to run).
+  j["shape"] = o.shape ? nlohmann::json(*o.shape) : nlohmann::json();
+  j["errors"] = errors_json(o);
   nlohmann::json outs = nlohmann::json::array();
   for (const OutputResult& r : o.outputs) {
     nlohmann::json x = {{"name", r.name},
@@ -82,13 +113,14 @@ nlohmann::json record_json(const Record& rec) {
                         {"rtol", r.tolerance.rtol},
                         {"atol", r.tolerance.atol},
                         {"ok", r.comparison.ok},
-                        {"max_abs_error", r.comparison.max_abs_error},
-                        {"max_rel_error", r.comparison.max_rel_error},
-                        {"mismatches", r.comparison.mismatches}};
+                        {"max_abs_error", number(r.comparison.max_abs_error)},
+                        {"max_rel_error", number(r.comparison.max_rel_error)},
+                        {"mismatches", r.comparison.mismatches},
+                        {"nonfinite_mismatches", r.comparison.nonfinite_mismatches}};
     if (!r.comparison.ok) {
       x["worst_index"] = r.comparison.worst_index;
-      x["got"] = r.comparison.got;
-      x["expected"] = r.comparison.expected;
+      x["got"] = number(r.comparison.got);
+      x["expected"] = number(r.comparison.expected);
     }
     outs.push_back(x);
   }

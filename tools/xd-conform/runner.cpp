@@ -63,10 +63,21 @@ void fail(Outcome& o, const std::string& why) {
   o.message += why;
 }
 
+// A failure of the case as a whole, not of one output's values.
+void fail_case(Outcome& o, const std::string& why) {
+  fail(o, why);
+  o.case_errors.push_back(why);
+}
+
 }  // namespace
 
 Outcome run_case(const Case& c) {
   Outcome o;
+  if (!c.unsupported.empty()) {
+    o.status = Status::unsupported;
+    o.message = c.unsupported;
+    return o;
+  }
   const auto t0 = std::chrono::steady_clock::now();
   try {
     const Device target = Device::parse(c.backend);
@@ -94,7 +105,9 @@ Outcome run_case(const Case& c) {
         tgt_type = error_type(e);
       }
     }
-    if (fallback_count() != fallbacks) fail(o, "the op fell back to the CPU backend");
+    for (const Tensor& e : expected)
+      if (e.defined() && !o.shape) o.shape = std::vector<int64_t>(e.sizes().begin(), e.sizes().end());
+    if (fallback_count() != fallbacks) fail_case(o, "the op fell back to the CPU backend");
 
     if (!ref_type.empty() || !tgt_type.empty()) {
       if (ref_type == tgt_type) {
@@ -103,33 +116,33 @@ Outcome run_case(const Case& c) {
         o.status = Status::unsupported;  // the isolated kernel declines this call (supports())
         o.message = tgt_error;
       } else if (ref_type.empty()) {
-        fail(o, "raises " + tgt_type + ": " + tgt_error);
+        fail_case(o, "raises " + tgt_type + ": " + tgt_error);
       } else if (tgt_type.empty()) {
-        fail(o, "succeeds where the reference raises " + ref_type + ": " + ref_error);
+        fail_case(o, "succeeds where the reference raises " + ref_type + ": " + ref_error);
       } else {
-        fail(o, "raises " + tgt_type + " where the reference raises " + ref_type + ": " + tgt_error);
+        fail_case(o, "raises " + tgt_type + " where the reference raises " + ref_type + ": " + tgt_error);
       }
     } else {
       for (size_t i = 0; i < expected.size() && i < got.size(); ++i) {
         OutputResult r;
         r.name = i < c.schema.outputs.size() ? c.schema.outputs[i] : "out" + std::to_string(i);
         if (expected[i].defined() != got[i].defined()) {
-          fail(o, r.name + ": defined on one side only");
+          fail_case(o, r.name + ": defined on one side only");
           continue;
         }
         if (!expected[i].defined()) continue;
         r.dtype = expected[i].dtype();
         r.shape.assign(expected[i].sizes().begin(), expected[i].sizes().end());
         r.tolerance = default_tolerance(r.dtype, c.schema.kind, c.attrs.reduction_length);
-        if (got[i].device() != target) fail(o, r.name + ": on " + got[i].device().str() + ", not " + target.str());
+        if (got[i].device() != target) fail_case(o, r.name + ": on " + got[i].device().str() + ", not " + target.str());
         r.comparison = compare(expected[i], got[i], r.tolerance);
         if (!r.comparison.ok) fail(o, r.name + ": " + r.comparison.message);
         o.outputs.push_back(std::move(r));
       }
-      if (expected.size() != got.size()) fail(o, "output counts differ");
+      if (expected.size() != got.size()) fail_case(o, "output counts differ");
     }
   } catch (const std::exception& e) {
-    fail(o, std::string("harness error: ") + e.what());
+    fail_case(o, std::string("harness error: ") + e.what());
   }
   o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return o;

@@ -6,6 +6,7 @@
 #include "comparison.hpp"
 #include "conform_case.hpp"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,12 @@ struct OutputResult {
 struct Outcome {
   Status status = Status::pass;
   std::string message;                  // why it failed or is unsupported
+  // Failures that belong to no single output's comparison (an error raised by one side only, a
+  // fallback to the CPU, an output on the wrong device or defined on one side only).
+  std::vector<std::string> case_errors;
+  // The case's shape: its first output's (as the reference computed it); empty when the
+  // reference produced nothing (it raised, or the case did not run).
+  std::optional<std::vector<int64_t>> shape;
   std::vector<OutputResult> outputs;
   std::vector<uint64_t> input_hashes;   // per input; 0 when absent
   double seconds = 0;
