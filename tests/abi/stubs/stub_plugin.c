@@ -8,8 +8,11 @@
  *   STUB_DEVICES         number of devices (default 1)
  *   STUB_NEEDS_DEP       calls a function from libxd_stub_dep.so (missing at run time)
  *   STUB_OLD_API         fills only the fields of an older, shorter xd_plugin_api
+ *   STUB_DEVICE_KIND     the kind its devices report (default XD_DEVICE_KIND_ACCELERATOR)
+ *   STUB_DEVICE_NAME     their name (default "stub device")
  * A working stub has one host-memory device and registers one kernel (FILL for f32), so ops
- * without a kernel exercise NotImplementedError and XD_FALLBACK=cpu. */
+ * without a kernel exercise NotImplementedError and XD_FALLBACK=cpu. Named "opencl" or
+ * "levelzero" with a GPU or CPU kind, it stands in for an XPU backend (tests/abi/xpu_selection_test.cpp). */
 #include <xd/plugin_abi.h>
 
 #include <stdlib.h>
@@ -24,6 +27,12 @@
 #endif
 #ifndef STUB_DEVICES
 #define STUB_DEVICES 1
+#endif
+#ifndef STUB_DEVICE_KIND
+#define STUB_DEVICE_KIND XD_DEVICE_KIND_ACCELERATOR
+#endif
+#ifndef STUB_DEVICE_NAME
+#define STUB_DEVICE_NAME "stub device"
 #endif
 
 #define EXPORT __attribute__((visibility("default")))
@@ -43,10 +52,10 @@ UNUSED static int32_t device_count(void *ctx) {
 UNUSED static xd_status device_properties(void *ctx, int32_t device, xd_device_properties *out) {
   (void)ctx;
   (void)device;
-  strcpy(out->name, "stub device");
+  strcpy(out->name, STUB_DEVICE_NAME);
   strcpy(out->vendor, "xdispatch tests");
   strcpy(out->driver_version, "0");
-  out->kind = XD_DEVICE_KIND_ACCELERATOR;
+  out->kind = STUB_DEVICE_KIND;
   out->flags = XD_DEVICE_FLAG_HOST_POINTERS | XD_DEVICE_FLAG_F64;
   out->total_memory = 1u << 30;
   out->compute_units = 1;
@@ -147,7 +156,7 @@ EXPORT xd_status xd_plugin_query(xd_plugin_info *info) {
   info->abi_minor = 0;
   info->version = "0.0.1";
   info->description = "test stub";
-  info->device_kinds = XD_DEVICE_KIND_ACCELERATOR;
+  info->device_kinds = STUB_DEVICE_KIND;
   return XD_OK;
 }
 

@@ -2,36 +2,41 @@
 // project): the plugin is found and queried, init reports "unavailable: no Level Zero driver"
 // with the loader's result code, XD_BACKEND=levelzero fails saying so, XD_BACKEND=xpu falls
 // through to an OpenCL GPU or says no XPU device exists, and the CPU backend keeps working.
-// Each test is its own process (gtest_discover_tests), so XD_BACKEND is read fresh. Where a
-// driver is present the tests skip themselves: what they check does not apply there.
+//
+// Whether a driver is present is asked of the Level Zero loader itself (driver_probe.hpp), never
+// of xdispatch: where one is, the tests skip (what they check does not apply there); where none
+// is, they must run and pass, so a plugin that loads or fails wrongly is a failure, not a skip.
+// The core reads XD_BACKEND once per process, so each XD_BACKEND case runs xd_test_default_device
+// in a child process; the binary is correct run whole or one test at a time.
 #include <xd/plugin_abi.h>
 #include <xd/xd.hpp>
 
-#include <xd/plugin_abi.h>
+#include "driver_probe.hpp"
+#include "support/run_command.hpp"
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <string>
+#include <vector>
 
 namespace {
 
-// The report row of the levelzero plugin; nullptr-like (empty name) when it was not found.
+// The report row of the levelzero plugin; an empty name when it was not found.
 xd::LoadReportRow levelzero_row() {
   for (const auto& row : xd::load_report())
     if (row.name == "levelzero") return row;
   return {};
 }
 
-bool levelzero_loaded() {
-  for (const auto& b : xd::backends())
-    if (b.name == "levelzero") return true;
-  return false;
+// XD_BACKEND=<value> in a fresh process, the rest of the environment as this test has it.
+xd::test::CommandResult default_device_with(const std::string& xd_backend) {
+  return xd::test::run_command("env XD_BACKEND='" + xd_backend + "' '" XD_DEFAULT_DEVICE_BIN "'");
 }
 
-#define SKIP_WITH_A_DRIVER()                                                         \
-  do {                                                                               \
-    if (levelzero_loaded()) GTEST_SKIP() << "a Level Zero driver is present here"; \
+#define SKIP_WITH_A_DRIVER()                                                                           \
+  do {                                                                                                 \
+    const xd::test::level_zero_probe probe = xd::test::probe_level_zero_driver();                      \
+    if (probe.present) GTEST_SKIP() << "a Level Zero driver is present here (" << probe.detail << ")"; \
   } while (0)
 
 TEST(LevelZeroAbsentDriver, LoadReportRowSaysNoLevelZeroDriver) {
@@ -49,14 +54,10 @@ TEST(LevelZeroAbsentDriver, LoadReportRowSaysNoLevelZeroDriver) {
 
 TEST(LevelZeroAbsentDriver, XdBackendLevelzeroFailsSayingWhy) {
   SKIP_WITH_A_DRIVER();
-  setenv("XD_BACKEND", "levelzero", 1);
-  try {
-    (void)xd::default_device();
-    FAIL() << "XD_BACKEND=levelzero picked a device without a Level Zero driver";
-  } catch (const xd::BackendError& e) {
-    const std::string msg = e.what();
-    EXPECT_NE(msg.find("levelzero: unavailable: no Level Zero driver"), std::string::npos) << msg;
-  }
+  const auto r = default_device_with("levelzero");
+  EXPECT_EQ(r.status, 1) << "XD_BACKEND=levelzero did not fail with a BackendError:\n" << r.output;
+  EXPECT_NE(r.output.find("BackendError: "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("levelzero: unavailable: no Level Zero driver"), std::string::npos) << r.output;
 }
 
 TEST(LevelZeroAbsentDriver, XdBackendXpuFallsThroughToAnOpenclGpuOrSaysNone) {
@@ -64,29 +65,28 @@ TEST(LevelZeroAbsentDriver, XdBackendXpuFallsThroughToAnOpenclGpuOrSaysNone) {
   bool opencl_gpu = false;
   for (const xd::Device& d : xd::devices())
     if (d.backend() == "opencl" && d.properties().kind != xd::DeviceKind::cpu) opencl_gpu = true;
-  setenv("XD_BACKEND", "xpu", 1);
+  const auto r = default_device_with("xpu");
   if (opencl_gpu) {
-    EXPECT_EQ(xd::default_device().backend(), "opencl");
+    EXPECT_EQ(r.status, 0) << r.output;
+    EXPECT_NE(r.output.find(" backend=opencl "), std::string::npos) << r.output;
     return;
   }
-  try {
-    const xd::Device d = xd::default_device();
-    FAIL() << "XD_BACKEND=xpu picked " << d.str() << " although no XPU device exists";
-  } catch (const xd::BackendError& e) {
-    const std::string msg = e.what();
-    EXPECT_NE(msg.find("xpu: "), std::string::npos) << msg;
-    EXPECT_NE(msg.find("no Level Zero driver"), std::string::npos) << "the load report should say why:\n" << msg;
-  }
+  EXPECT_EQ(r.status, 1) << "XD_BACKEND=xpu picked a device although no XPU device exists:\n" << r.output;
+  EXPECT_NE(r.output.find("xpu: "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("no Level Zero driver"), std::string::npos) << "the load report should say why:\n"
+                                                                      << r.output;
 }
 
 TEST(LevelZeroAbsentDriver, CpuStillWorks) {
-  setenv("XD_BACKEND", "cpu", 1);
-  const xd::Tensor a = xd::arange(4, xd::Dtype::f32);
+  const xd::Tensor a = xd::arange(4, xd::Dtype::f32, xd::cpu());
   const xd::Tensor b = xd::add(a, a, 2.0);
   EXPECT_EQ(b.device().backend(), "cpu");
   const std::vector<float> v = b.to_vector<float>();
   ASSERT_EQ(v.size(), 4u);
   for (int i = 0; i < 4; ++i) EXPECT_EQ(v[static_cast<size_t>(i)], 3.0f * static_cast<float>(i));
+  const auto r = default_device_with("cpu");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("default device: cpu:0 backend=cpu"), std::string::npos) << r.output;
 }
 
 }  // namespace

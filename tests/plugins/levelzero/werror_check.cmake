@@ -1,14 +1,31 @@
-# cmake -DCLANG=.. -DFLAGS=a|b -DPRELUDE=common.cl -DSOURCE=x.cl -DWORK=<dir> -P werror_check.cmake
-# Re-runs the build's front-end command on one source: it must compile as is, and must fail with
-# a #warning placed in front of it (proof that warnings are errors in the SPIR-V build).
+# cmake -DCLANG=.. -DFLAGS=a|b -DPRELUDE=common.cl -DSOURCE=x.cl -DVARIANTS=<defs>|<defs>|...
+#       -DWORK=<dir> -P werror_check.cmake
+# Re-runs the build's front-end command on one source for every dtype variant the build makes of
+# it (each <defs> is that module's comma-separated -D set, e.g. -DXD_DT=f32,-DXD_WT=bf16,-DXD_HAS_FP64):
+# each must compile as is. Then, with the first variant, the same command with a #warning placed
+# in front must fail: proof that warnings are errors in the SPIR-V build.
 string(REPLACE "|" ";" flags "${FLAGS}")
-execute_process(COMMAND ${CLANG} -cc1 ${flags} -DXD_DT=f32 -include ${PRELUDE} -emit-llvm-bc -o ${WORK}/werror_ok.bc ${SOURCE}
-                RESULT_VARIABLE rc ERROR_VARIABLE err)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "${SOURCE} does not compile with the build's flags:\n${err}")
+string(REPLACE "|" ";" variants "${VARIANTS}")
+list(LENGTH variants nvariants)
+if(nvariants EQUAL 0)
+  message(FATAL_ERROR "no variant of ${SOURCE} to compile: the build makes no module of it")
 endif()
+file(MAKE_DIRECTORY ${WORK})
+
+foreach(variant ${variants})
+  string(REPLACE "," ";" defs "${variant}")
+  execute_process(COMMAND ${CLANG} -cc1 ${flags} ${defs} -include ${PRELUDE}
+                          -emit-llvm-bc -o ${WORK}/werror_ok.bc ${SOURCE}
+                  RESULT_VARIABLE rc ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${SOURCE} (${variant}) does not compile with the build's flags:\n${err}")
+  endif()
+endforeach()
+
+list(GET variants 0 first)
+string(REPLACE "," ";" defs "${first}")
 file(WRITE ${WORK}/werror_warning.cl "#warning this warning must stop the build\n")
-execute_process(COMMAND ${CLANG} -cc1 ${flags} -DXD_DT=f32 -include ${WORK}/werror_warning.cl -include ${PRELUDE}
+execute_process(COMMAND ${CLANG} -cc1 ${flags} ${defs} -include ${WORK}/werror_warning.cl -include ${PRELUDE}
                         -emit-llvm-bc -o ${WORK}/werror_bad.bc ${SOURCE}
                 RESULT_VARIABLE rc ERROR_VARIABLE err)
 if(rc EQUAL 0)
@@ -17,4 +34,4 @@ endif()
 if(NOT err MATCHES "error: this warning must stop the build")
   message(FATAL_ERROR "the compile failed, but not because of the warning:\n${err}")
 endif()
-message(STATUS "warnings are errors: ok")
+message(STATUS "${SOURCE}: ${nvariants} variant(s) compile with warnings as errors, and a warning fails it")

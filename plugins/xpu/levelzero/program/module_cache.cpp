@@ -27,9 +27,13 @@ std::string build_log(ze_module_build_log_handle_t log) {
 
 }  // namespace
 
+kernel_object::~kernel_object() {
+  if (handle != nullptr) zeKernelDestroy(handle);
+}
+
 module_cache::~module_cache() {
   for (auto& [key, e] : entries_) {
-    for (auto& [name, k] : e->kernels) zeKernelDestroy(k->handle);
+    e->kernels.clear();  // a module's kernels are destroyed before the module
     if (e->module != nullptr) zeModuleDestroy(e->module);
   }
 }
@@ -44,6 +48,11 @@ void module_cache::build(entry& e, const char* source, const char* tag) {
   }
   // Division and sqrt correctly rounded, as the CPU reference computes them (the OpenCL plugin
   // asks for the same where the device supports it). XD_LEVELZERO_BUILD_FLAGS appends flags.
+  // The spelling: the Level Zero spec lists only -ze-opt-* and -g for pBuildFlags and names no
+  // math option; Intel's compute runtime hands the other flags to its compiler (IGC), whose option
+  // table defines -cl-fp32-correctly-rounded-divide-sqrt with -ze-fp32-... as an alias of it
+  // (docs/backends/levelzero.md). The -cl- form is the one IGC also reads in OpenCL builds, so it
+  // stays.
   std::string flags = "-cl-fp32-correctly-rounded-divide-sqrt";
   if (const char* extra = secure_getenv("XD_LEVELZERO_BUILD_FLAGS"); extra != nullptr && *extra != '\0')
     flags += std::string(" ") + extra;
@@ -80,23 +89,20 @@ kernel_object& module_cache::kernel(const char* source, const char* tag, const s
     e->done = true;
   }
   if (!e->error.empty()) throw plugin::error(XD_ERR_DEVICE, e->error);
-  auto& k = e->kernels[name];
-  if (!k) {
-    auto obj = std::make_unique<kernel_object>();
-    ze_kernel_desc_t kd{};
-    kd.stype = ZE_STRUCTURE_TYPE_KERNEL_DESC;
-    kd.pKernelName = name.c_str();
-    check(zeKernelCreate(e->module, &kd, &obj->handle), ("zeKernelCreate(" + name + ")").c_str());
-    obj->name = name;
-    obj->props.stype = ZE_STRUCTURE_TYPE_KERNEL_PROPERTIES;
-    const ze_result_t r = zeKernelGetProperties(obj->handle, &obj->props);
-    if (r != ZE_RESULT_SUCCESS) {
-      zeKernelDestroy(obj->handle);
-      fail(r, "zeKernelGetProperties(" + name + ")");
-    }
-    k = std::move(obj);
-  }
-  return *k;
+  if (const auto it = e->kernels.find(name); it != e->kernels.end()) return *it->second;
+  // Created completely before it is cached: a failure leaves no slot behind (the destructor and
+  // later lookups see only finished kernels), and obj releases the handle on the way out.
+  auto obj = std::make_unique<kernel_object>();
+  obj->name = name;
+  ze_kernel_desc_t kd{};
+  kd.stype = ZE_STRUCTURE_TYPE_KERNEL_DESC;
+  kd.pKernelName = name.c_str();
+  ze_kernel_handle_t h = nullptr;
+  check(zeKernelCreate(e->module, &kd, &h), ("zeKernelCreate(" + name + ")").c_str());
+  obj->handle = h;
+  obj->props.stype = ZE_STRUCTURE_TYPE_KERNEL_PROPERTIES;
+  check(zeKernelGetProperties(obj->handle, &obj->props), ("zeKernelGetProperties(" + name + ")").c_str());
+  return *e->kernels.emplace(name, std::move(obj)).first->second;
 }
 
 }  // namespace xd::l0

@@ -18,7 +18,13 @@
 
 namespace xd::l0 {
 
+// Owns its kernel handle (zeKernelDestroy on destruction), so a kernel whose creation or property
+// query fails part-way is released by the same path as one that lived.
 struct kernel_object {
+  kernel_object() = default;
+  ~kernel_object();
+  kernel_object(const kernel_object&) = delete;
+  kernel_object& operator=(const kernel_object&) = delete;
   std::mutex mutex;  // held while arguments are set and the launch appended
   ze_kernel_handle_t handle = nullptr;
   std::string name;
@@ -36,8 +42,9 @@ class module_cache {
   module_cache& operator=(const module_cache&) = delete;
 
   // The kernel `entry` of kernels/<source>.cl for dtype `tag`. Throws plugin::error
-  // (XD_ERR_DEVICE with the build log when the module does not build on this device,
-  // XD_ERR_NOT_IMPLEMENTED when no module exists for the variant).
+  // (XD_ERR_DEVICE with the build log when the module does not build on this device, or when no
+  // module exists for the variant; the error of zeKernelCreate / zeKernelGetProperties when the
+  // kernel cannot be created, in which case nothing is cached and a later call tries again).
   kernel_object& kernel(const char* source, const char* tag, const std::string& entry);
 
  private:

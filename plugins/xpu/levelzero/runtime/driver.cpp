@@ -4,6 +4,7 @@
 #include "runtime/host.hpp"
 
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 namespace xd::l0 {
@@ -25,28 +26,66 @@ std::string vendor_name(uint32_t id) {
   }
 }
 
+// What make_device needs from a device's driver, queried once per driver.
+struct driver_info {
+  std::string version;  // "major.minor.build (Level Zero API x.y)"
+  ze_api_version_t api{};
+  bool blocking_free = false;
+};
+
+// True when the driver lists ZE_extension_memory_free_policies and its free policies include
+// BLOCKING_FREE (reported through ze_driver_memory_free_ext_properties_t chained to
+// zeDriverGetProperties, as the extension specifies). A failing query means "not offered": the
+// caller then frees the safe way without it (memory.cpp), so init does not fail over an extension.
+bool query_blocking_free(ze_driver_handle_t driver) {
+  uint32_t n = 0;
+  if (zeDriverGetExtensionProperties(driver, &n, nullptr) != ZE_RESULT_SUCCESS || n == 0) return false;
+  std::vector<ze_driver_extension_properties_t> ext(n);
+  if (zeDriverGetExtensionProperties(driver, &n, ext.data()) != ZE_RESULT_SUCCESS) return false;
+  bool listed = false;
+  for (uint32_t i = 0; i < n && i < ext.size(); ++i)
+    listed |= std::strncmp(ext[i].name, ZE_MEMORY_FREE_POLICIES_EXT_NAME, ZE_MAX_EXTENSION_NAME) == 0 &&
+              ext[i].version >= ZE_MEMORY_FREE_POLICIES_EXT_VERSION_1_0;
+  if (!listed) return false;
+  ze_driver_memory_free_ext_properties_t policies{};
+  policies.stype = ZE_STRUCTURE_TYPE_DRIVER_MEMORY_FREE_EXT_PROPERTIES;
+  ze_driver_properties_t p{};
+  p.stype = ZE_STRUCTURE_TYPE_DRIVER_PROPERTIES;
+  p.pNext = &policies;
+  if (zeDriverGetProperties(driver, &p) != ZE_RESULT_SUCCESS) return false;
+  return (policies.freePolicies & ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_BLOCKING_FREE) != 0;
+}
+
 // Level Zero reports the driver version as one 32-bit number; Intel packs major.minor.build.
-std::string driver_version(ze_driver_handle_t driver) {
+driver_info query_driver(ze_driver_handle_t driver) {
+  driver_info info;
   ze_driver_properties_t p{};
   p.stype = ZE_STRUCTURE_TYPE_DRIVER_PROPERTIES;
   check(zeDriverGetProperties(driver, &p), "zeDriverGetProperties");
-  ze_api_version_t api{};
-  check(zeDriverGetApiVersion(driver, &api), "zeDriverGetApiVersion");
+  check(zeDriverGetApiVersion(driver, &info.api), "zeDriverGetApiVersion");
   char buf[96];
   std::snprintf(buf, sizeof buf, "%u.%u.%u (Level Zero API %u.%u)", p.driverVersion >> 24, (p.driverVersion >> 16) & 0xff,
-                p.driverVersion & 0xffff, ZE_MAJOR_VERSION(api), ZE_MINOR_VERSION(api));
-  return buf;
+                p.driverVersion & 0xffff, ZE_MAJOR_VERSION(info.api), ZE_MINOR_VERSION(info.api));
+  info.version = buf;
+  info.blocking_free = query_blocking_free(driver);
+  return info;
 }
 
 std::unique_ptr<device> make_device(ze_driver_handle_t driver, ze_context_handle_t context, ze_device_handle_t h,
-                                    const std::string& version) {
+                                    const driver_info& info) {
   auto d = std::make_unique<device>();
   d->driver = driver;
   d->context = context;
   d->handle = h;
+  d->blocking_free = info.blocking_free;
 
+  // The stype decides the unit of timerResolution: nanoseconds per tick with DEVICE_PROPERTIES,
+  // ticks per second with DEVICE_PROPERTIES_1_2. The 1.2 form is exact (an integer frequency such
+  // as 19200000 where the nanosecond form truncates 52.083 to 52), so it is asked for wherever the
+  // driver implements API 1.2; an older driver would not know that stype.
+  const bool hz = info.api >= ZE_API_VERSION_1_2;
   ze_device_properties_t p{};
-  p.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES;  // timerResolution in ns with this stype
+  p.stype = hz ? ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2 : ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES;
   check(zeDeviceGetProperties(h, &p), "zeDeviceGetProperties");
   ze_device_compute_properties_t cp{};
   cp.stype = ZE_STRUCTURE_TYPE_DEVICE_COMPUTE_PROPERTIES;
@@ -77,8 +116,13 @@ std::unique_ptr<device> make_device(ze_driver_handle_t driver, ze_context_handle
   if (!found) throw plugin::error(XD_ERR_DEVICE, std::string("levelzero: device ") + p.name + " has no compute queue group");
 
   d->fp64 = (mp.flags & ZE_DEVICE_MODULE_FLAG_FP64) != 0;
-  d->ns_per_tick = p.timerResolution > 0 ? static_cast<double>(p.timerResolution) : 1.0;
-  d->timestamp_mask = p.timestampValidBits >= 64 ? ~0ull : ((1ull << p.timestampValidBits) - 1);
+  if (p.timerResolution > 0)
+    d->ns_per_tick = hz ? 1e9 / static_cast<double>(p.timerResolution) : static_cast<double>(p.timerResolution);
+  // Elapsed time reads kernel timestamps, whose counter has kernelTimestampValidBits bits (not
+  // timestampValidBits, which is the global timestamp's). 0 would be a driver that does not say:
+  // taken as the full 64 bits rather than a mask that zeroes every difference.
+  const uint32_t bits = p.kernelTimestampValidBits;
+  d->kernel_timestamp_mask = bits == 0 || bits >= 64 ? ~0ull : ((1ull << bits) - 1);
   d->max_group_size = cp.maxTotalGroupSize;
   d->max_group_size_dim[0] = cp.maxGroupSizeX;
   d->max_group_size_dim[1] = cp.maxGroupSizeY;
@@ -93,9 +137,9 @@ std::unique_ptr<device> make_device(ze_driver_handle_t driver, ze_context_handle
   o.struct_size = sizeof o;
   plugin::copy_string(o.name, p.name);
   plugin::copy_string(o.vendor, vendor_name(p.vendorId));
-  plugin::copy_string(o.driver_version, version);
+  plugin::copy_string(o.driver_version, info.version);
   o.kind = XD_DEVICE_KIND_GPU;
-  o.flags = XD_DEVICE_FLAG_TIMING;
+  o.flags = d->ns_per_tick > 0 ? XD_DEVICE_FLAG_TIMING : 0;
   if (mp.flags & ZE_DEVICE_MODULE_FLAG_FP16) o.flags |= XD_DEVICE_FLAG_F16;
   if (d->fp64) o.flags |= XD_DEVICE_FLAG_F64;
   o.total_memory = total;
@@ -123,26 +167,51 @@ platform& init_platform() {
     throw plugin::error(XD_ERR_UNAVAILABLE, "no Level Zero driver: zeInit succeeded but zeDriverGet found none");
   std::vector<ze_driver_handle_t> drivers(ndrivers);
   check(zeDriverGet(&ndrivers, drivers.data()), "zeDriverGet");
-  for (ze_driver_handle_t drv : drivers) {
-    uint32_t ndev = 0;
-    check(zeDeviceGet(drv, &ndev, nullptr), "zeDeviceGet(count)");
-    std::vector<ze_device_handle_t> devs(ndev);
-    check(zeDeviceGet(drv, &ndev, devs.data()), "zeDeviceGet");
-    std::vector<ze_device_handle_t> gpus;
-    for (ze_device_handle_t h : devs) {
-      ze_device_properties_t p{};
-      p.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES;
-      check(zeDeviceGetProperties(h, &p), "zeDeviceGetProperties");
-      if (p.type == ZE_DEVICE_TYPE_GPU) gpus.push_back(h);
+  drivers.resize(ndrivers);
+
+  // Built aside and kept only when everything succeeded: a call failing part-way (on the second
+  // GPU, or the second driver) must not leave contexts or half-made devices behind, and an init
+  // the host tries again must not find the first attempt's devices. Reserved up front so that
+  // recording a context just created cannot throw and lose it.
+  std::vector<std::unique_ptr<device>> devices;
+  std::vector<ze_context_handle_t> contexts;
+  contexts.reserve(drivers.size());
+  try {
+    for (ze_driver_handle_t drv : drivers) {
+      uint32_t ndev = 0;
+      check(zeDeviceGet(drv, &ndev, nullptr), "zeDeviceGet(count)");
+      std::vector<ze_device_handle_t> devs(ndev);
+      check(zeDeviceGet(drv, &ndev, devs.data()), "zeDeviceGet");
+      devs.resize(ndev);
+      std::vector<ze_device_handle_t> gpus;
+      for (ze_device_handle_t h : devs) {
+        ze_device_properties_t p{};
+        p.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES;
+        check(zeDeviceGetProperties(h, &p), "zeDeviceGetProperties");
+        if (p.type == ZE_DEVICE_TYPE_GPU) gpus.push_back(h);
+      }
+      if (gpus.empty()) continue;
+      const driver_info info = query_driver(drv);
+      ze_context_desc_t cd{};
+      cd.stype = ZE_STRUCTURE_TYPE_CONTEXT_DESC;
+      ze_context_handle_t ctx = nullptr;
+      check(zeContextCreate(drv, &cd, &ctx), "zeContextCreate");
+      contexts.push_back(ctx);
+      for (ze_device_handle_t h : gpus) devices.push_back(make_device(drv, ctx, h, info));
     }
-    if (gpus.empty()) continue;
-    ze_context_desc_t cd{};
-    cd.stype = ZE_STRUCTURE_TYPE_CONTEXT_DESC;
-    ze_context_handle_t ctx = nullptr;
-    check(zeContextCreate(drv, &cd, &ctx), "zeContextCreate");
-    const std::string version = driver_version(drv);
-    for (ze_device_handle_t h : gpus) g_platform.devices.push_back(make_device(drv, ctx, h, version));
+  } catch (...) {
+    // The devices go first: nothing has been built in their module caches yet, and nothing
+    // else refers to the contexts.
+    devices.clear();
+    for (ze_context_handle_t ctx : contexts) {
+      const ze_result_t d = zeContextDestroy(ctx);
+      if (d != ZE_RESULT_SUCCESS)
+        log(XD_LOG_WARN, "after a failed init: zeContextDestroy returned " + ze_result_string(d));
+    }
+    throw;
   }
+  g_platform.devices = std::move(devices);
+  g_platform.contexts = std::move(contexts);
   log(XD_LOG_INFO, std::to_string(g_platform.devices.size()) + " GPU device(s) on " + std::to_string(ndrivers) +
                        " driver(s)");
   return g_platform;

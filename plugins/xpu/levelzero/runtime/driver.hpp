@@ -1,6 +1,7 @@
 // Drivers, devices and contexts: what zeInit finds, gathered once during xd_plugin_init.
 // A context per driver (Level Zero memory and events belong to a context); only root GPU devices
-// are exposed (sub-devices and non-GPU devices are skipped).
+// are exposed (sub-devices and non-GPU devices are skipped). After init_platform() returns, the
+// devices are read-only (their module caches lock themselves) and live until the process ends.
 #pragma once
 
 #include "runtime/ze_error.hpp"
@@ -19,8 +20,14 @@ struct device {
   xd_device_properties props{};
   bool fp64 = false;
   uint32_t compute_ordinal = 0;  // the command-queue group streams are created in
-  double ns_per_tick = 1.0;      // global timestamp resolution
-  uint64_t timestamp_mask = ~0ull;
+  // Kernel timestamps (elapsed time, stream.cpp): nanoseconds per tick of the device timer, from
+  // ze_device_properties_t.timerResolution (0 when the device reports none: no timing), and the
+  // mask of the kernelTimestampValidBits the counter has before it wraps.
+  double ns_per_tick = 0.0;
+  uint64_t kernel_timestamp_mask = ~0ull;
+  // The driver offers ZE_extension_memory_free_policies with the blocking policy: zeMemFreeExt can
+  // wait for the commands still using an allocation (memory.cpp).
+  bool blocking_free = false;
   // From ze_device_compute_properties_t: what a fixed work-group size and a grid are checked
   // against before a launch (kernels/launch.cpp).
   uint32_t max_group_size = 0;          // maxTotalGroupSize
@@ -40,11 +47,13 @@ struct device {
 
 struct platform {
   std::vector<std::unique_ptr<device>> devices;
+  std::vector<ze_context_handle_t> contexts;  // one per driver with a GPU; kept until the process ends
 };
 
 // Runs zeInit(ZE_INIT_FLAG_GPU_ONLY) and enumerates. Throws plugin::error(XD_ERR_UNAVAILABLE,
-// "no Level Zero driver: ...") when the loader finds no driver, with the loader's result code.
-// Never called from xd_plugin_query.
+// "no Level Zero driver: ...") when the loader finds no driver, with the loader's result code,
+// and the error of the failing call otherwise; a failure leaves no context and no device behind
+// (the platform stays as it was). Not thread-safe; never called from xd_plugin_query.
 platform& init_platform();
 
 // The platform init_platform() built; `index` must be valid (the host checks it).

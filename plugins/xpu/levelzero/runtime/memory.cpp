@@ -1,6 +1,14 @@
 // Raw memory for the core's caching allocator: device USM (zeMemAllocDevice) as the handle, so a
 // block is (USM pointer, byte offset); host USM for pinned transfers; copies appended to the
 // stream's command list.
+//
+// Freeing: the Level Zero spec requires that memory is no longer in use by the device when
+// zeMemFree is called, but the core frees without synchronizing (its caching allocator releases
+// cached segments as soon as no block is allocated in them, while kernels that used them may
+// still be queued; the OpenCL backend is safe there because clReleaseMemObject defers the free).
+// So every free here waits for the device first: through zeMemFreeExt with the blocking policy
+// where the driver offers it (it waits only for the commands using that memory), else by
+// synchronizing every stream of the context before zeMemFree.
 #include "runtime/host.hpp"
 #include "runtime/runtime.hpp"
 #include "runtime/stream.hpp"
@@ -37,8 +45,23 @@ xd_status mem_alloc(void*, int32_t dev, uint64_t nbytes, void** handle) {
   });
 }
 
+// Frees USM that commands on the device may still use (see the top of this file). On error the
+// memory is not freed: a leak, never a use after free.
+void free_when_idle(const device& d, void* p, const char* what) {
+  if (p == nullptr) return;
+  if (d.blocking_free) {
+    ze_memory_free_ext_desc_t desc{};
+    desc.stype = ZE_STRUCTURE_TYPE_MEMORY_FREE_EXT_DESC;
+    desc.freePolicy = ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_BLOCKING_FREE;
+    check(zeMemFreeExt(d.context, &desc, p), (std::string("zeMemFreeExt(") + what + ", blocking free)").c_str());
+    return;
+  }
+  synchronize_streams(d.context);
+  check(zeMemFree(d.context, p), (std::string("zeMemFree(") + what + ")").c_str());
+}
+
 xd_status mem_free(void*, int32_t dev, void* handle) {
-  return run([&] { check(zeMemFree(device_at(dev).context, handle), "zeMemFree"); });
+  return run([&] { free_when_idle(device_at(dev), handle, "device"); });
 }
 
 xd_status host_alloc(void*, int32_t dev, uint64_t nbytes, void** ptr) {
@@ -51,8 +74,9 @@ xd_status host_alloc(void*, int32_t dev, uint64_t nbytes, void** ptr) {
   });
 }
 
+// Pinned memory may be the source or target of a copy still queued, so it is freed the same way.
 xd_status host_free(void*, int32_t dev, void* ptr) {
-  return run([&] { check(zeMemFree(device_at(dev).context, ptr), "zeMemFree(host)"); });
+  return run([&] { free_when_idle(device_at(dev), ptr, "host"); });
 }
 
 // True when `p` is USM the driver knows (host or device memory of this context). A copy from

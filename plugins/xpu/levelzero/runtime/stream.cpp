@@ -4,42 +4,62 @@
 #include "runtime/host.hpp"
 #include "runtime/runtime.hpp"
 
+#include <algorithm>
 #include <cstdint>
+#include <string>
 
 namespace xd::l0 {
 
-timed_event::timed_event(device& d) : dev(d) {
+namespace {
+
+// Every live stream, for synchronize_streams(). Never destroyed: a stream may outlive the
+// plugin's static objects (the core keeps its streams until the process ends).
+struct stream_registry {
+  std::mutex mutex;
+  std::vector<stream*> streams;
+};
+stream_registry& registry() {
+  static auto* r = new stream_registry();
+  return *r;
+}
+
+constexpr size_t kPruneWaitsAt = 64;
+
+}  // namespace
+
+event_slot::event_slot(device& d) {
   ze_event_pool_desc_t pd{};
   pd.stype = ZE_STRUCTURE_TYPE_EVENT_POOL_DESC;
+  // KERNEL_TIMESTAMP: zeEventQueryKernelTimestamp works on the event (elapsed time); HOST_VISIBLE:
+  // the host waits on it and queries it.
   pd.flags = ZE_EVENT_POOL_FLAG_HOST_VISIBLE | ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP;
   pd.count = 1;
   check(zeEventPoolCreate(d.context, &pd, 1, &d.handle, &pool), "zeEventPoolCreate");
   ze_event_desc_t ed{};
   ed.stype = ZE_STRUCTURE_TYPE_EVENT_DESC;
   ed.index = 0;
-  ed.signal = ZE_EVENT_SCOPE_FLAG_HOST;
+  ed.signal = ZE_EVENT_SCOPE_FLAG_HOST;  // what the stream wrote is visible to the host once signalled
   ed.wait = ZE_EVENT_SCOPE_FLAG_HOST;
-  const char* call = "zeEventCreate";
-  ze_result_t r = zeEventCreate(pool, &ed, &event);
-  if (r == ZE_RESULT_SUCCESS) {
-    call = "zeMemAllocHost(event timestamp)";
-    ze_host_mem_alloc_desc_t hd{};
-    hd.stype = ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC;
-    void* p = nullptr;
-    r = zeMemAllocHost(d.context, &hd, sizeof(uint64_t), sizeof(uint64_t), &p);
-    stamp = static_cast<uint64_t*>(p);
-    if (r != ZE_RESULT_SUCCESS) zeEventDestroy(event);
-  }
+  const ze_result_t r = zeEventCreate(pool, &ed, &event);
   if (r != ZE_RESULT_SUCCESS) {
+    event = nullptr;
     zeEventPoolDestroy(pool);
-    fail(r, call);
+    fail(r, "zeEventCreate");
   }
 }
 
-timed_event::~timed_event() {
-  zeMemFree(dev.context, stamp);
+event_slot::~event_slot() {
   zeEventDestroy(event);
   zeEventPoolDestroy(pool);
+}
+
+timed_event::timed_event(device& d) : dev(d), slot(std::make_shared<event_slot>(d)) {}
+
+timed_event::~timed_event() {
+  if (!recorded) return;
+  const ze_result_t r = zeEventHostSynchronize(slot->event, UINT64_MAX);
+  if (r != ZE_RESULT_SUCCESS)
+    log(XD_LOG_WARN, "destroying an event: zeEventHostSynchronize returned " + ze_result_string(r));
 }
 
 stream::stream(device& d) : device_(d), marker_(d) {
@@ -50,22 +70,52 @@ stream::stream(device& d) : device_(d), marker_(d) {
   qd.mode = ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS;
   qd.priority = ZE_COMMAND_QUEUE_PRIORITY_NORMAL;
   check(zeCommandListCreateImmediate(d.context, d.handle, &qd, &list_), "zeCommandListCreateImmediate");
+  try {
+    const std::lock_guard lock(registry().mutex);
+    registry().streams.push_back(this);
+  } catch (...) {
+    zeCommandListDestroy(list_);
+    throw;
+  }
 }
 
 stream::~stream() {
+  {
+    // First, so that synchronize_streams() (which holds the registry's lock while it synchronizes)
+    // never reaches a stream being destroyed.
+    const std::lock_guard lock(registry().mutex);
+    std::erase(registry().streams, this);
+  }
   try {
     synchronize();
   } catch (const plugin::error& e) {
     log(XD_LOG_WARN, std::string("destroying a stream: ") + e.what());
   }
+  held_.clear();
   zeCommandListDestroy(list_);
 }
 
 void stream::mark_locked() {
-  check(zeEventHostReset(marker_.event), "zeEventHostReset");
-  check(zeCommandListAppendBarrier(list_, marker_.event, 0, nullptr), "zeCommandListAppendBarrier(marker)");
+  check(zeEventHostReset(marker_.handle()), "zeEventHostReset");
+  check(zeCommandListAppendBarrier(list_, marker_.handle(), 0, nullptr), "zeCommandListAppendBarrier(marker)");
+  marker_.recorded = true;
   marker_live_ = true;
   marked_ = submitted_;
+}
+
+void stream::completed_locked(uint64_t upto) {
+  std::erase_if(held_, [&](const auto& w) { return w.first <= upto; });
+}
+
+void stream::prune_waits_locked() {
+  if (held_.size() < kPruneWaitsAt) return;
+  if (marker_live_) {
+    const ze_result_t r = zeEventQueryStatus(marker_.handle());
+    if (r == ZE_RESULT_NOT_READY) return;  // the marker is pending: it may not be reset yet
+    check(r, "zeEventQueryStatus(stream)");
+    completed_locked(marked_);
+  }
+  if (marked_ != submitted_) mark_locked();
 }
 
 void stream::synchronize() {
@@ -73,44 +123,68 @@ void stream::synchronize() {
   if (submitted_ == 0) return;
   if (marker_live_) {
     // An earlier marker is waited on before its event is reset (it may still be pending).
-    check(zeEventHostSynchronize(marker_.event, UINT64_MAX), "zeEventHostSynchronize(stream)");
+    check(zeEventHostSynchronize(marker_.handle(), UINT64_MAX), "zeEventHostSynchronize(stream)");
+    completed_locked(marked_);
     if (marked_ == submitted_) return;
   }
   mark_locked();
-  check(zeEventHostSynchronize(marker_.event, UINT64_MAX), "zeEventHostSynchronize(stream)");
+  check(zeEventHostSynchronize(marker_.handle(), UINT64_MAX), "zeEventHostSynchronize(stream)");
+  completed_locked(marked_);
 }
 
 bool stream::idle() {
   const std::lock_guard lock(mutex_);
   if (submitted_ == 0) return true;
   if (marker_live_) {
-    const ze_result_t r = zeEventQueryStatus(marker_.event);
+    const ze_result_t r = zeEventQueryStatus(marker_.handle());
     if (r == ZE_RESULT_NOT_READY) return false;  // work before the marker is still running
     check(r, "zeEventQueryStatus(stream)");
+    completed_locked(marked_);
     if (marked_ == submitted_) return true;
   }
   mark_locked();
-  const ze_result_t r = zeEventQueryStatus(marker_.event);
+  const ze_result_t r = zeEventQueryStatus(marker_.handle());
   if (r == ZE_RESULT_NOT_READY) return false;
   check(r, "zeEventQueryStatus(stream)");
+  completed_locked(marked_);
   return true;
 }
 
 void stream::record(timed_event& e) {
   const std::lock_guard lock(mutex_);
-  check(zeCommandListAppendEventReset(list_, e.event), "zeCommandListAppendEventReset");
-  check(zeCommandListAppendWriteGlobalTimestamp(list_, e.stamp, e.event, 0, nullptr),
-        "zeCommandListAppendWriteGlobalTimestamp");
-  check(zeCommandListAppendBarrier(list_, nullptr, 0, nullptr), "zeCommandListAppendBarrier");
-  ++submitted_;
+  // Reset on the device, in order: the event may still be pending from an earlier record. The
+  // barrier (no wait list) runs once everything before it, the reset included, has completed, and
+  // signals the event: its kernel timestamps are the barrier's.
+  check(zeCommandListAppendEventReset(list_, e.handle()), "zeCommandListAppendEventReset");
+  const ze_result_t r = zeCommandListAppendBarrier(list_, e.handle(), 0, nullptr);
+  if (r != ZE_RESULT_SUCCESS) {
+    // The reset is in the list but nothing will signal the event, so waiting for it on
+    // destruction would never end: the stream holds it until it is past the reset instead.
+    e.recorded = false;
+    held_.emplace_back(submitted_ + 1, e.slot);
+    fail(r, "zeCommandListAppendBarrier(event record)");
+  }
   e.recorded = true;
+  ++submitted_;
 }
 
 void stream::wait(timed_event& e) {
   if (!e.recorded) return;  // waiting on an event never recorded is a no-op, as in CUDA
-  submit([&](ze_command_list_handle_t l) {
-    check(zeCommandListAppendWaitOnEvents(l, 1, &e.event), "zeCommandListAppendWaitOnEvents");
-  });
+  const std::lock_guard lock(mutex_);
+  ze_event_handle_t ev = e.handle();
+  check(zeCommandListAppendWaitOnEvents(list_, 1, &ev), "zeCommandListAppendWaitOnEvents");
+  // Held from the moment the wait is in the list (even if the barrier below fails): the event
+  // must outlive the wait however early the caller destroys it.
+  held_.emplace_back(submitted_ + 1, e.slot);
+  check(zeCommandListAppendBarrier(list_, nullptr, 0, nullptr), "zeCommandListAppendBarrier");
+  ++submitted_;
+  prune_waits_locked();
+}
+
+void synchronize_streams(ze_context_handle_t context) {
+  const std::lock_guard lock(registry().mutex);
+  for (stream* s : registry().streams)
+    if (s->dev().context == context) s->synchronize();
 }
 
 namespace {
@@ -150,7 +224,7 @@ xd_status stream_wait_event(void*, int32_t, xd_stream s, xd_event e) {
 xd_status event_query(void*, int32_t, xd_event e) {
   return run([&]() -> xd_status {
     if (!E(e).recorded) return XD_OK;
-    const ze_result_t r = zeEventQueryStatus(E(e).event);
+    const ze_result_t r = zeEventQueryStatus(E(e).handle());
     if (r == ZE_RESULT_NOT_READY) return XD_NOT_READY;
     check(r, "zeEventQueryStatus");
     return XD_OK;
@@ -158,25 +232,40 @@ xd_status event_query(void*, int32_t, xd_event e) {
 }
 xd_status event_synchronize(void*, int32_t, xd_event e) {
   return run([&] {
-    if (E(e).recorded) check(zeEventHostSynchronize(E(e).event, UINT64_MAX), "zeEventHostSynchronize");
+    if (E(e).recorded) check(zeEventHostSynchronize(E(e).handle(), UINT64_MAX), "zeEventHostSynchronize");
   });
 }
 xd_status event_elapsed_ms(void*, int32_t, xd_event a, xd_event b, double* ms) {
   return run([&] {
     if (!E(a).recorded || !E(b).recorded)
       throw plugin::error(XD_ERR_INVALID_ARGUMENT, "levelzero: elapsed time between events that were not recorded");
-    for (timed_event* ev : {&E(a), &E(b)}) {
-      const ze_result_t r = zeEventQueryStatus(ev->event);
+    const device& d = E(a).dev;
+    if (&E(b).dev != &d)
+      throw plugin::error(XD_ERR_INVALID_ARGUMENT, "levelzero: elapsed time between events of two devices (" +
+                                                       std::string(d.props.name) + ", " + E(b).dev.props.name +
+                                                       "): their timers are not comparable");
+    if (d.ns_per_tick <= 0)
+      throw plugin::error(XD_ERR_NOT_IMPLEMENTED,
+                          std::string("levelzero: ") + d.props.name +
+                              " reports no timer resolution (timerResolution 0): no elapsed time");
+    uint64_t end[2] = {};
+    for (int i = 0; i < 2; ++i) {
+      const ze_event_handle_t ev = E(i == 0 ? a : b).handle();
+      const ze_result_t r = zeEventQueryStatus(ev);
       if (r == ZE_RESULT_NOT_READY)
         throw plugin::error(XD_ERR_INVALID_ARGUMENT, "levelzero: elapsed time of an event that has not completed");
       check(r, "zeEventQueryStatus");
+      ze_kernel_timestamp_result_t ts{};
+      check(zeEventQueryKernelTimestamp(ev, &ts), "zeEventQueryKernelTimestamp");
+      end[i] = ts.global.kernelEnd & d.kernel_timestamp_mask;
     }
-    const device& d = E(a).dev;
-    // The counter has timestampValidBits bits and wraps; the masked difference survives one wrap.
-    const uint64_t ticks = (*E(b).stamp - *E(a).stamp) & d.timestamp_mask;
-    const uint64_t back = (*E(a).stamp - *E(b).stamp) & d.timestamp_mask;
-    const double sign = ticks <= back ? 1.0 : -1.0;
-    *ms = sign * static_cast<double>(ticks <= back ? ticks : back) * d.ns_per_tick * 1e-6;
+    // The counter has kernelTimestampValidBits bits and wraps: the difference is taken modulo
+    // 2^bits, in whichever direction is shorter, which is right for any interval under half the
+    // wrap period (b completing before a gives a negative time).
+    const uint64_t forward = (end[1] - end[0]) & d.kernel_timestamp_mask;
+    const uint64_t backward = (end[0] - end[1]) & d.kernel_timestamp_mask;
+    const double ticks = forward <= backward ? static_cast<double>(forward) : -static_cast<double>(backward);
+    *ms = ticks * d.ns_per_tick * 1e-6;
   });
 }
 
