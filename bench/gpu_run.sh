@@ -42,9 +42,9 @@ section "xd-bench: mm 4096^3 f32 f16 bf16"
 section "xd-bench: int_mm i8, scaled_mm f8e4m3fn f8e5m2 at 4096^3"
 "${bench[@]}" --op int_mm --op scaled_mm --size 4096 --dtype i8 --dtype f8e4m3fn --dtype f8e5m2 --reps 10 \
   --json "$out/quant_mm.json" --csv "$out/quant_mm.csv"
-section "xd-bench: weight_int4_mm decode, K = N = 16384 (128 MiB of int4 weights), M = 1 and 16"
-"${bench[@]}" --op weight_int4_mm --size 1x16384x16384 --size 16x16384x16384 --dtype f32 --dtype bf16 --reps 20 \
-  --json "$out/int4.json" --csv "$out/int4.csv"
+section "xd-bench: weight_int4_mm decode, K = N = 16384 (128 MiB of int4 weights), M = 1, 8 and 16"
+"${bench[@]}" --op weight_int4_mm --size 1x16384x16384 --size 8x16384x16384 --size 16x16384x16384 --dtype f32 \
+  --dtype bf16 --dtype f16 --reps 20 --json "$out/int4.json" --csv "$out/int4.csv"
 section "xd-bench: sparse CSR 8192x8192 at 1% and 5% x dense 8192x256 f32, and the dense mm of that shape"
 "${bench[@]}" --op sparse_mm_1pct --op sparse_mm_5pct --reps 20 --json "$out/sparse.json" --csv "$out/sparse.csv"
 "${bench[@]}" --op mm --size 8192x256x8192 --reps 20 --json "$out/sparse_dense_mm.json" --csv "$out/sparse_dense_mm.csv"

@@ -99,10 +99,10 @@ int4_plan plan_int4_mm(const int4_args& a, int64_t wg, int64_t max_groups_y, boo
   // One row reads faster through xd_int4_gemv_m1 (measured on an H100: docs/performance.md).
   if (mma && a.m > 1 && a.group % kInt4MmaPiece == 0) {
     // The _dense kernels: the weight 16-byte aligned, the input's rows 8-element aligned, scales
-    // and zero points 4-element aligned, and only whole tiles of columns (N a multiple of a
-    // group's columns; tiles a multiple of 4, for the zero points' wide loads).
+    // 8-element (16-byte loads) and zero points 4-element aligned, and only whole tiles of columns
+    // (N a multiple of a group's columns; tiles a multiple of 4, for those wide loads).
     const int64_t cols = tune.mma_tiles * 8;
-    const bool dense = a.w_off % 16 == 0 && a.x_off % 8 == 0 && a.k % 8 == 0 && a.s_off % 4 == 0 && a.z_off % 4 == 0 &&
+    const bool dense = a.w_off % 16 == 0 && a.x_off % 8 == 0 && a.k % 8 == 0 && a.s_off % 8 == 0 && a.z_off % 4 == 0 &&
                        tune.mma_tiles % 4 == 0 && a.n % cols == 0;
     p.entry = a.m <= 8 ? (dense ? "xd_int4_mma_m8_dense" : "xd_int4_mma_m8")
                        : (dense ? "xd_int4_mma_m16_dense" : "xd_int4_mma_m16");

@@ -39,12 +39,14 @@
 #define XD_I4M_TY "bf16"
 #define XD_I4M_MAGIC 0x43004300u  // bf16 128.0 in both halves: 128 + q is exact
 #define XD_I4M_BASE 128.0f
+#define XD_I4M_BASEBITS 0x4300u  // bf16 128.0
 #define XD_I4M_ONE 0x3F803F80u
 inline uint xd_i4m_bits(float v) { return as_uint(v) >> 16; }  // exact for the small integers here
 #else
 #define XD_I4M_TY "f16"
 #define XD_I4M_MAGIC 0x64006400u  // f16 1024.0
 #define XD_I4M_BASE 1024.0f
+#define XD_I4M_BASEBITS 0x6400u  // f16 1024.0
 #define XD_I4M_ONE 0x3C003C00u
 // v = 1024 + zero for an i8 zero point, so 896 <= v <= 1151: in [1024, 2048) the f16 step is 1, in
 // [512, 1024) it is 1/2 (exact; no float-to-half conversion routine).
@@ -95,6 +97,49 @@ inline uint4 xd_i4m_ldw(__global const uchar* p) {
   return v;
 }
 
+// The _dense kernels' scales and zero points: each lane reads 2 NT scales and NT zero points of a
+// group row, a few bytes beside those of the neighbouring work-groups, so the loads ask the L2 for
+// 256 bytes at a time as the weights' do (and skip L1). `count` is a multiple of 8 (scales) or 4
+// (zero points); the host checks the 16- and 4-byte alignment.
+inline void xd_i4m_scales(__global const T* p, float* out, const int count) {
+#pragma unroll
+  for (int i = 0; i < count; i += 8) {
+    uint4 v;
+    XD_ASM("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0,%1,%2,%3}, [%4];"
+           : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+           : "l"(p + i));
+    const uint w[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+#if XD_I4_FP16 && defined(XD_NV_SHFL)
+      const float2 f = xd_i4_half2(w[k]);
+#elif XD_I4_FP16
+      const float2 f = (float2)(xd_f16_to_float((ushort)(w[k] & 0xFFFFu)), xd_f16_to_float((ushort)(w[k] >> 16)));
+#else
+      const float2 f = (float2)(as_float(w[k] << 16), as_float(w[k] & 0xFFFF0000u));
+#endif
+      out[i + 2 * k] = f.x, out[i + 2 * k + 1] = f.y;
+    }
+  }
+}
+inline void xd_i4m_zeros(__global const char* p, uint* out, const int count) {
+#pragma unroll
+  for (int i = 0; i < count; i += 4)
+    XD_ASM("ld.global.nc.L1::no_allocate.L2::256B.u32 %0, [%1];" : "=r"(out[i / 4]) : "l"(p + i));
+}
+// The packed fma's addend -(base + zero) in both halves for four zero points (bytes of `zv`):
+// integer arithmetic where all are >= 0 (base + zero then shares the base's exponent, so its bits
+// are the base's plus zero), the float route otherwise.
+inline void xd_i4m_neg_zero4(uint zv, uint* nz) {
+  if ((zv & 0x80808080u) == 0) {
+#pragma unroll
+    for (int j = 0; j < 4; ++j) nz[j] = (XD_I4M_BASEBITS + ((zv >> (8 * j)) & 0xFFu)) * 0x10001u | 0x80008000u;
+  } else {
+#pragma unroll
+    for (int j = 0; j < 4; ++j) nz[j] = xd_i4m_bits(XD_I4M_BASE + (float)(char)(zv >> (8 * j))) * 0x10001u | 0x80008000u;
+  }
+}
+
 // DENSE: the host has checked that every load is aligned and every tile's columns exist
 // (xpu::plan_int4_mm): plain vector loads, no alignment tests or column bounds.
 inline void xd_int4_mma(__global T* out, __global const T* x, __global const uchar* w, __global const T* s,
@@ -124,6 +169,7 @@ inline void xd_int4_mma(__global T* out, __global const T* x, __global const uch
       // Every load of the step first: weights, zero points, scales and input rows.
       uint4 q[XD_I4M_U][XD_I4M_NT];
       float zf[XD_I4M_U][XD_I4M_NT], sc[XD_I4M_U][2 * XD_I4M_NT];
+      uint zraw[XD_I4M_U][XD_I4M_NT / 4];  // DENSE: the zero points as bytes
       uint4 lo[XD_I4M_U][4], hi[XD_I4M_U][4];
 #pragma unroll
       for (int u = 0; u < XD_I4M_U; ++u) {
@@ -146,8 +192,8 @@ inline void xd_int4_mma(__global T* out, __global const T* x, __global const uch
             lo[u][r] = live ? *(__global const uint4*)(xb + xlo_c + 2 * (kw + 8 * r)) : (uint4)(0u);
             hi[u][r] = HI && live ? *(__global const uint4*)(xb + xhi_c + 2 * (kw + 8 * r)) : (uint4)(0u);
           }
-          xd_i4_zeros_aligned(z + A.z_off + gi * A.n + nb, zf[u], XD_I4M_NT);
-          xd_i4_scales_aligned(s + A.s_off + gi * A.n + nd, sc[u], 2 * XD_I4M_NT);
+          xd_i4m_zeros(z + A.z_off + gi * A.n + nb, zraw[u], XD_I4M_NT);
+          xd_i4m_scales(s + A.s_off + gi * A.n + nd, sc[u], 2 * XD_I4M_NT);
         } else {
 #pragma unroll
           for (int j = 0; j < XD_I4M_NT; ++j) {
@@ -174,8 +220,13 @@ inline void xd_int4_mma(__global T* out, __global const T* x, __global const uch
         }
         // Uses of the zero points only now: a use between two loads holds the later one back.
         uint nz[XD_I4M_NT];
+        if (DENSE) {
 #pragma unroll
-        for (int j = 0; j < XD_I4M_NT; ++j) nz[j] = xd_i4m_bits(XD_I4M_BASE + zf[u][j]) * 0x10001u | 0x80008000u;
+          for (int j = 0; j < XD_I4M_NT; j += 4) xd_i4m_neg_zero4(zraw[u][j / 4], nz + j);
+        } else {
+#pragma unroll
+          for (int j = 0; j < XD_I4M_NT; ++j) nz[j] = xd_i4m_bits(XD_I4M_BASE + zf[u][j]) * 0x10001u | 0x80008000u;
+        }
 #pragma unroll
         for (int j = 0; j < XD_I4M_NT; ++j) {
           float4 t = (float4)(0.0f);

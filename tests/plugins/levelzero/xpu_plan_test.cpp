@@ -101,6 +101,12 @@ TEST(XpuPlanInt4, TensorCoreKernelsNeedWholeTilesAndAlignmentForTheDenseVariant)
   int4_args a = int4(16, 64, 256, 128);
   a.x_off = 4;  // input rows 8-byte but not 16-byte aligned
   EXPECT_EQ(int4_entry(a, true), "xd_int4_mma_m16");
+  a = int4(16, 64, 256, 128);
+  a.s_off = 4;  // scales 8-byte but not 16-byte aligned
+  EXPECT_EQ(int4_entry(a, true), "xd_int4_mma_m16");
+  a = int4(16, 64, 256, 128);
+  a.z_off = 2;  // zero points 2-byte but not 4-byte aligned
+  EXPECT_EQ(int4_entry(a, true), "xd_int4_mma_m16");
   // Group sizes that are not multiples of 128, or no tensor cores: the CUDA-core gemv.
   EXPECT_EQ(int4_entry(int4(16, 64, 256, 64), true), "xd_int4_gemv_m16");
   EXPECT_EQ(int4_entry(int4(16, 64, 256, 128), false), "xd_int4_gemv_m16");
