@@ -149,7 +149,7 @@ void Tensor::record_stream(const Stream& stream) const {
     throw DeviceError("record_stream: the tensor is on " + t.device().str() + " but the stream on " +
                       stream.device().str());
   if (t.storage->block != nullptr)
-    t.storage->device->allocator->record_stream(t.storage->block, stream.id(), stream.handle());
+    t.storage->device->allocator->record_stream(t.storage->block, stream.id(), stream.handle(), stream.state());
 }
 
 }  // namespace xd

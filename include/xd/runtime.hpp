@@ -104,6 +104,10 @@ struct MemoryStats {
   uint64_t num_raw_allocs = 0;  // count of plugin mem_alloc calls
   uint64_t num_cache_flushes = 0;  // empty_cache because an allocation failed
   uint64_t num_ooms = 0;        // OutOfMemoryError thrown
+  // Freed blocks not yet reusable: another stream that used them (Tensor::record_stream, or a
+  // non_blocking copy of pinned memory) has not been seen to pass that use. Checked lazily, on
+  // the next allocation or empty_cache.
+  uint64_t pending_blocks = 0;
 };
 MemoryStats memory_stats(Device device);
 void reset_peak_memory_stats(Device device);
