@@ -114,6 +114,21 @@ void reset_peak_memory_stats(Device device);
 // Returns every fully free cached segment to the plugin. Blocks pending on a stream stay.
 void empty_cache(Device device);
 
+// Pinned host memory for transfers to and from `device` (Tensor::pin_memory), cached per device
+// by the same caching allocator as device memory, over the plugin's host_alloc/host_free.
+// True when `device`'s backend provides it (opencl, levelzero); false for host-memory devices
+// such as the CPU, which have nothing to pin for, and for plugins without host_alloc.
+bool pinned_memory_available(Device device);
+// The pinned cache's statistics (reserved: obtained through host_alloc; allocated: in pinned
+// tensors; pending_blocks: freed but still used by a copy in flight). All zero where
+// pinned_memory_available is false.
+MemoryStats pinned_memory_stats(Device device);
+void reset_peak_pinned_memory_stats(Device device);
+// Returns every fully free cached pinned segment to the plugin (host_free); blocks still used
+// by a copy in flight stay. A no-op where pinned_memory_available is false.
+void empty_pinned_cache(Device device);
+// All of these throw DeviceError for a device that does not exist; they are thread-safe.
+
 // Philox4x32-10 state: a 64-bit seed and an offset counted in 128-bit counter blocks.
 // Ops that draw random numbers reserve a range of blocks atomically.
 class Generator {
