@@ -25,7 +25,8 @@ bool TensorImpl::is_contiguous() const {
 namespace {
 // A contiguous tensor of `sizes` without memory yet; `nbytes` receives its byte count. Always
 // inlined: allocate_tensor is on every op's path.
-[[gnu::always_inline]] inline std::shared_ptr<TensorImpl> contiguous_impl(IntList sizes, Dtype dtype, uint64_t& nbytes) {
+[[gnu::always_inline]] inline std::shared_ptr<TensorImpl> contiguous_impl(IntList sizes, Dtype dtype,
+                                                                          uint64_t& nbytes) {
   auto t = std::make_shared<TensorImpl>();
   const int ndim = static_cast<int>(sizes.size());
   check_rank(ndim);

@@ -119,9 +119,9 @@ void empty_cache(Device device);
 // True when `device`'s backend provides it (opencl, levelzero); false for host-memory devices
 // such as the CPU, which have nothing to pin for, and for plugins without host_alloc.
 bool pinned_memory_available(Device device);
-// The pinned cache's statistics (reserved: obtained through host_alloc; allocated: in pinned
-// tensors; pending_blocks: freed but still used by a copy in flight). All zero where
-// pinned_memory_available is false.
+// The pinned cache's statistics (reserved: obtained through host_alloc; num_raw_allocs: calls
+// of host_alloc; allocated: in pinned tensors; pending_blocks: freed but possibly still used by
+// a copy in flight). All zero where pinned_memory_available is false.
 MemoryStats pinned_memory_stats(Device device);
 void reset_peak_pinned_memory_stats(Device device);
 // Returns every fully free cached pinned segment to the plugin (host_free); blocks still used
