@@ -7,6 +7,7 @@
 #include "plugin/host_api.hpp"
 #include "plugin/loader.hpp"
 #include "registry/device_filter.hpp"
+#include "runtime/pinned_memory.hpp"
 #include "util/env.hpp"
 #include "util/log.hpp"
 
@@ -275,6 +276,7 @@ LoadReportRow Registry::load_locked(const std::string& path) {
     rec->props.host_pointers = (p.flags & XD_DEVICE_FLAG_HOST_POINTERS) != 0;
     rec->props.timing = (p.flags & XD_DEVICE_FLAG_TIMING) != 0;
     rec->allocator = std::make_unique<CachingAllocator>(*rec);
+    rec->pinned = make_pinned_allocator(*rec);
     backend->devices.push_back(std::move(rec));
   }
 

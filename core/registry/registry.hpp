@@ -10,6 +10,7 @@
 #include <xd/runtime.hpp>
 
 #include "runtime/caching_allocator.hpp"
+#include "runtime/caching_host_allocator.hpp"
 
 #include <array>
 #include <atomic>
@@ -45,6 +46,9 @@ struct DeviceRecord final : AllocatorDevice {
   std::shared_ptr<StreamState> default_stream;
   std::atomic<StreamState*> default_stream_ready{nullptr};  // lock-free fast path, set once
   std::unique_ptr<CachingAllocator> allocator;
+  // Pinned host memory for transfers to and from this device (runtime/pinned_memory.cpp); null
+  // when the backend has no host_alloc or the device's memory is host memory already.
+  std::unique_ptr<CachingHostAllocator> pinned;
   std::mutex streams_mutex;
   std::vector<std::weak_ptr<StreamState>> streams;  // for synchronize(device)
 

@@ -33,7 +33,7 @@ CachingAllocator::~CachingAllocator() {
   // Only reached for allocators owned by tests; the registry keeps device allocators for the
   // life of the process (plugins are never unloaded, and tensors may outlive static destructors).
   std::lock_guard lock(mutex_);
-  for (auto& [event, block] : pending_) device_.destroy_event(event);
+  for (const Pending& p : pending_) device_.destroy_event(p.event);
   for (Block* first : segments_) {
     Block* b = first;
     device_.raw_free(first->segment);
@@ -139,12 +139,13 @@ Block* CachingAllocator::allocate(uint64_t nbytes, uint64_t stream_id) {
   return block;
 }
 
-void CachingAllocator::record_stream(Block* block, uint64_t stream_id, void* stream) {
+void CachingAllocator::record_stream(Block* block, uint64_t stream_id, void* stream,
+                                     std::shared_ptr<const void> keep_alive) {
   std::lock_guard lock(mutex_);
   if (stream_id == block->stream_id) return;
   for (const auto& u : block->uses)
-    if (u.first == stream_id) return;
-  block->uses.emplace_back(stream_id, stream);
+    if (u.stream_id == stream_id) return;
+  block->uses.push_back(StreamUse{stream_id, stream, std::move(keep_alive)});
 }
 
 void CachingAllocator::free(Block* block) {
@@ -154,15 +155,18 @@ void CachingAllocator::free(Block* block) {
   stats_.requested -= block->requested;
   ++stats_.num_frees;
   if (!block->uses.empty()) {
-    for (const auto& u : block->uses) {
-      void* ev = device_.record_event(u.second);
+    for (auto& u : block->uses) {
+      void* ev = device_.record_event(u.stream);
       if (ev != nullptr) {
-        pending_.emplace_back(ev, block);
+        pending_.push_back(Pending{ev, block, std::move(u.keep_alive)});
         ++block->pending_events;
       }
     }
     block->uses.clear();
-    if (block->pending_events > 0) return;
+    if (block->pending_events > 0) {
+      ++stats_.pending_blocks;
+      return;
+    }
   }
   if (block->size <= kFastMax) {
     auto& bin = fast_[block->size / kRound - 1];
@@ -206,12 +210,16 @@ void CachingAllocator::release_block(Block* block) {
 
 void CachingAllocator::process_events() {
   for (size_t i = 0; i < pending_.size();) {
-    auto [event, block] = pending_[i];
+    void* event = pending_[i].event;
+    Block* block = pending_[i].block;
     if (device_.event_done(event)) {
       device_.destroy_event(event);
-      pending_[i] = pending_.back();
+      pending_[i] = std::move(pending_.back());
       pending_.pop_back();
-      if (--block->pending_events == 0) release_block(block);
+      if (--block->pending_events == 0) {
+        --stats_.pending_blocks;
+        release_block(block);
+      }
     } else {
       ++i;
     }
@@ -266,7 +274,7 @@ void CachingAllocator::throw_oom(uint64_t nbytes, uint64_t size, const std::stri
     if (total > stats_.reserved) msg += ", at most " + human(total - stats_.reserved) + " free";
   }
   if (!error.empty()) msg += "; the backend said: " + error;
-  msg += ". Free tensors you no longer need, call xd::empty_cache(), or use smaller sizes.";
+  msg += ". Free tensors you no longer need, call " + device_.release_hint() + ", or use smaller sizes.";
   throw OutOfMemoryError(msg);
 }
 

@@ -8,7 +8,9 @@
 //   merged with free neighbours of the same segment when freed.
 // - Stream-aware: a block is reused only by allocations on the stream it was allocated on. If it
 //   was also used on other streams (record_stream), freeing records an event on each and the
-//   block returns to the pool only once all have completed.
+//   block returns to the pool only once all have completed. Those streams are kept alive (the
+//   caller's keep-alive handle) until then, so a stream destroyed by its owner in the meantime
+//   is never recorded on or queried after it is gone.
 // - Fast bins: freed blocks of at most 4 KiB with no pending stream uses go onto a per-size LIFO
 //   (up to 256 each) instead of being merged, so the common small alloc/free pair is a pop and a
 //   push under the lock (glibc's tcache idea). They count as cached and are merged back before
@@ -23,6 +25,7 @@
 #include "util/spin_mutex.hpp"
 
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <string>
@@ -45,6 +48,15 @@ class AllocatorDevice {
   virtual bool event_done(void* event) = 0;
   virtual void destroy_event(void* event) = 0;
   virtual std::string describe() const = 0;  // e.g. "opencl:0", for messages
+  // The call that returns this memory's cached blocks, for out-of-memory messages.
+  virtual std::string release_hint() const { return "xd::empty_cache()"; }
+};
+
+// A stream other than the block's own that used it; `keep_alive` owns the stream.
+struct StreamUse {
+  uint64_t stream_id = 0;
+  void* stream = nullptr;
+  std::shared_ptr<const void> keep_alive;
 };
 
 struct Block {
@@ -58,7 +70,7 @@ struct Block {
   int pending_events = 0;
   Block* prev = nullptr;
   Block* next = nullptr;
-  std::vector<std::pair<uint64_t, void*>> uses;  // (stream id, stream) other than stream_id
+  std::vector<StreamUse> uses;  // streams other than stream_id that used it
 };
 
 class CachingAllocator {
@@ -78,8 +90,9 @@ class CachingAllocator {
   // Throws OutOfMemoryError. `stream_id` identifies the stream the block is used on.
   Block* allocate(uint64_t nbytes, uint64_t stream_id);
   void free(Block* block);
-  // Marks `block` as used by another stream (see the header comment).
-  void record_stream(Block* block, uint64_t stream_id, void* stream);
+  // Marks `block` as used by another stream (see the header comment). `keep_alive` (may be
+  // empty) is held until the stream has passed the block's last use.
+  void record_stream(Block* block, uint64_t stream_id, void* stream, std::shared_ptr<const void> keep_alive = {});
   void empty_cache();
   MemoryStats stats() const;
   void reset_peak();
@@ -108,7 +121,12 @@ class CachingAllocator {
   mutable SpinMutex mutex_;  // short sections; raw alloc/free of the plugin happen under it too
   Pool small_;
   Pool large_;
-  std::vector<std::pair<void*, Block*>> pending_;  // (event, block)
+  struct Pending {
+    void* event;
+    Block* block;
+    std::shared_ptr<const void> keep_alive;  // the stream the event was recorded on
+  };
+  std::vector<Pending> pending_;
   std::set<Block*> segments_;                      // first block of every live segment
   std::vector<Block*> fast_[kFastBins];            // bin i: blocks of (i + 1) * kRound bytes
   MemoryStats stats_;

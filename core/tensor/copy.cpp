@@ -1,6 +1,7 @@
 // Copies: within a device through the COPY kernel (strides, broadcast, dtype casts), between
-// devices through the plugins' transfer functions. copy_ validates through the copy schema's
-// meta function (meta_copy, below) like every op.
+// devices through the plugins' transfer functions — asynchronously for a non_blocking copy
+// between pinned host memory and the device it is pinned for, blocking otherwise. copy_
+// validates through the copy schema's meta function (meta_copy, below) like every op.
 #include <xd/error.hpp>
 #include <xd/ops.hpp>
 #include <xd/tensor.hpp>
@@ -23,8 +24,34 @@ void host_to_device(const void* src, TensorImpl& t);
 
 namespace {
 
+// A non_blocking copy between `host` and `dev` is asynchronous only when `host` is pinned for
+// `dev`: pageable memory may be freed or reused by its owner as soon as the copy call returns,
+// and memory pinned for another device is unknown to `dev` and has no events of its streams.
+Block* pinned_for(const TensorImpl& host, const DeviceRecord& dev, bool non_blocking) {
+  return non_blocking && host.storage->pinned_for == &dev ? host.storage->pinned : nullptr;
+}
+
+// Enqueues the copy between pinned `host_ptr` and `device_side` on `dev`'s current stream and
+// returns at once; the pinned block is then not reused before that stream passes the copy.
+void copy_pinned_async(DeviceRecord& dev, Block* pinned, void* host_ptr, const TensorImpl& device_side, uint64_t n,
+                       bool to_device) {
+  const std::shared_ptr<StreamState> stream = current_stream_ptr(dev);
+  auto& api = dev.backend->api;
+  void* handle = device_side.storage->handle;
+  if (to_device) {
+    check(*dev.backend,
+          api.copy_h2d(api.ctx, dev.plugin_device, stream->handle, handle, device_side.byte_offset(), host_ptr, n, 0),
+          "copy_h2d");
+  } else {
+    check(*dev.backend,
+          api.copy_d2h(api.ctx, dev.plugin_device, stream->handle, host_ptr, handle, device_side.byte_offset(), n, 0),
+          "copy_d2h");
+  }
+  dev.pinned->record_copy(pinned, stream->id, stream->handle, stream);
+}
+
 // Copies the bytes of contiguous `src` into contiguous `dst` (same dtype and numel, other devices).
-void transfer(const TensorImpl& src, TensorImpl& dst) {
+void transfer(const TensorImpl& src, TensorImpl& dst, bool non_blocking) {
   const uint64_t n = static_cast<uint64_t>(src.numel) * itemsize(src.dtype);
   if (n == 0) return;
   DeviceRecord& sd = src.device_record();
@@ -33,12 +60,22 @@ void transfer(const TensorImpl& src, TensorImpl& dst) {
     auto& api = sd.backend->api;
     check(*sd.backend, api.stream_synchronize(api.ctx, sd.plugin_device, current_stream_state(sd).handle),
           "stream_synchronize");
-    host_to_device(static_cast<const char*>(src.storage->handle) + src.byte_offset(), dst);
+    char* host = static_cast<char*>(src.storage->handle) + src.byte_offset();
+    if (Block* pinned = pinned_for(src, dd, non_blocking)) {
+      copy_pinned_async(dd, pinned, host, dst, n, true);
+    } else {
+      host_to_device(host, dst);
+    }
   } else if (dd.props.host_pointers) {
     auto& api = dd.backend->api;
     check(*dd.backend, api.stream_synchronize(api.ctx, dd.plugin_device, current_stream_state(dd).handle),
           "stream_synchronize");
-    device_to_host(src, static_cast<char*>(dst.storage->handle) + dst.byte_offset());
+    char* host = static_cast<char*>(dst.storage->handle) + dst.byte_offset();
+    if (Block* pinned = pinned_for(dst, sd, non_blocking)) {
+      copy_pinned_async(sd, pinned, host, src, n, false);
+    } else {
+      device_to_host(src, host);
+    }
   } else {
     std::vector<char> staging(n);
     device_to_host(src, staging.data());
@@ -83,7 +120,7 @@ MetaResult meta_copy(const MetaArgs& m) {
 
 }  // namespace detail
 
-Tensor& Tensor::copy_(const Tensor& src) {
+Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
   const detail::MetaResult m = detail::run_meta(XD_OP_COPY, "copy_", {&src}, detail::CopyAttrs{this});
   const TensorImpl& d = impl();
   const TensorImpl& s = src.impl();
@@ -97,11 +134,11 @@ Tensor& Tensor::copy_(const Tensor& src) {
   // move the bytes, then cast/scatter on the destination device if needed.
   Tensor staged = src.expand(std::span<const int64_t>(d.sizes, static_cast<size_t>(d.ndim))).contiguous();
   if (d.is_contiguous() && d.dtype == s.dtype) {
-    detail::transfer(staged.impl(), const_cast<TensorImpl&>(d));
+    detail::transfer(staged.impl(), const_cast<TensorImpl&>(d), non_blocking);
     return *this;
   }
   auto tmp = detail::allocate_tensor(d.device_record(), sizes(), s.dtype);
-  detail::transfer(staged.impl(), *tmp);
+  detail::transfer(staged.impl(), *tmp, non_blocking);
   detail::launch(XD_OP_COPY, m.key, *m.device, {detail::arg(*tmp)}, {detail::arg(d)}, nullptr);
   return *this;
 }
@@ -121,12 +158,17 @@ Tensor Tensor::clone() const {
   return out;
 }
 
-Tensor Tensor::to(Device device) const {
+Tensor Tensor::to(Device device, bool non_blocking) const {
   const auto& t = impl();
   auto& dev = detail::Registry::get().device(device);
   if (&dev == t.storage->device) return *this;
-  Tensor out(detail::allocate_tensor(dev, sizes(), t.dtype));
-  out.copy_(*this);
+  // As in PyTorch, a non_blocking copy to the host lands in pinned memory: into pageable memory
+  // it could only block.
+  detail::DeviceRecord& from = t.device_record();
+  const bool pin = non_blocking && dev.props.host_pointers && from.pinned != nullptr;
+  Tensor out(pin ? detail::allocate_pinned_tensor(dev, from, sizes(), t.dtype)
+                 : detail::allocate_tensor(dev, sizes(), t.dtype));
+  out.copy_(*this, non_blocking);
   return out;
 }
 

@@ -22,7 +22,11 @@ bool TensorImpl::is_contiguous() const {
   return true;
 }
 
-std::shared_ptr<TensorImpl> allocate_tensor(DeviceRecord& dev, IntList sizes, Dtype dtype) {
+namespace {
+// A contiguous tensor of `sizes` without memory yet; `nbytes` receives its byte count. Always
+// inlined: allocate_tensor is on every op's path.
+[[gnu::always_inline]] inline std::shared_ptr<TensorImpl> contiguous_impl(IntList sizes, Dtype dtype,
+                                                                          uint64_t& nbytes) {
   auto t = std::make_shared<TensorImpl>();
   const int ndim = static_cast<int>(sizes.size());
   check_rank(ndim);
@@ -32,16 +36,36 @@ std::shared_ptr<TensorImpl> allocate_tensor(DeviceRecord& dev, IntList sizes, Dt
   t->ndim = ndim;
   t->dtype = dtype;
   t->numel = contiguous_strides(t->sizes, ndim, t->strides, "empty");
-  uint64_t nbytes = 0;
   if (__builtin_mul_overflow(static_cast<uint64_t>(t->numel), itemsize(dtype), &nbytes))
     throw OutOfMemoryError("cannot allocate " + shape_str(t->sizes, ndim) + " " + dtype_name(dtype) +
                            ": the byte count overflows 64 bits");
+  return t;
+}
+}  // namespace
+
+std::shared_ptr<TensorImpl> allocate_tensor(DeviceRecord& dev, IntList sizes, Dtype dtype) {
+  uint64_t nbytes = 0;
+  auto t = contiguous_impl(sizes, dtype, nbytes);
   Storage& s = t->own_storage;
   s.device = &dev;
   s.nbytes = nbytes;
   s.block = dev.allocator->allocate(nbytes, current_stream_state(dev).id);
   s.handle = s.block->segment;
   s.offset = s.block->offset;
+  return t;
+}
+
+std::shared_ptr<TensorImpl> allocate_pinned_tensor(DeviceRecord& host, DeviceRecord& pinned_for, IntList sizes,
+                                                   Dtype dtype) {
+  uint64_t nbytes = 0;
+  auto t = contiguous_impl(sizes, dtype, nbytes);
+  Storage& s = t->own_storage;
+  s.device = &host;
+  s.nbytes = nbytes;
+  s.pinned = pinned_for.pinned->allocate(nbytes);
+  s.pinned_for = &pinned_for;
+  s.handle = s.pinned->segment;  // a host pointer: the source's segments are host memory
+  s.offset = s.pinned->offset;
   return t;
 }
 
@@ -149,7 +173,7 @@ void Tensor::record_stream(const Stream& stream) const {
     throw DeviceError("record_stream: the tensor is on " + t.device().str() + " but the stream on " +
                       stream.device().str());
   if (t.storage->block != nullptr)
-    t.storage->device->allocator->record_stream(t.storage->block, stream.id(), stream.handle());
+    t.storage->device->allocator->record_stream(t.storage->block, stream.id(), stream.handle(), stream.state());
 }
 
 }  // namespace xd

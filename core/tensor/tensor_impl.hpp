@@ -18,11 +18,20 @@ struct Storage {
   uint64_t offset = 0;     // bytes into handle
   uint64_t nbytes = 0;
   Block* block = nullptr;  // returned to device->allocator on destruction
+  // Pinned host memory instead (Tensor::pin_memory): `device` is the host-memory device whose
+  // kernels use it, `pinned_for` the device whose pinned allocator it came from and is returned
+  // to. The CPU backend sees plain host memory; only the way it is freed differs.
+  Block* pinned = nullptr;
+  DeviceRecord* pinned_for = nullptr;
   Storage() = default;
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
   ~Storage() {
-    if (block != nullptr) device->allocator->free(block);
+    if (block != nullptr) {
+      device->allocator->free(block);
+    } else if (pinned != nullptr) {
+      pinned_for->pinned->free(pinned);
+    }
   }
 };
 
@@ -56,6 +65,10 @@ struct TensorImpl {
 // Validates sizes (ValueError for negative sizes, LayoutError for too many dims, OutOfMemoryError
 // for an overflowing byte count).
 std::shared_ptr<TensorImpl> allocate_tensor(DeviceRecord& dev, IntList sizes, Dtype dtype);
+// Allocates a contiguous tensor on the host-memory device `host` in pinned memory from
+// `pinned_for`'s pinned allocator (which must exist). Validates like allocate_tensor.
+std::shared_ptr<TensorImpl> allocate_pinned_tensor(DeviceRecord& host, DeviceRecord& pinned_for, IntList sizes,
+                                                   Dtype dtype);
 // A new view of `base`'s storage; the view keeps base's owner (base itself when it owns its
 // storage) alive.
 std::shared_ptr<TensorImpl> make_view(const std::shared_ptr<const TensorImpl>& base, int ndim, const int64_t* sizes,

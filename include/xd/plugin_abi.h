@@ -344,11 +344,15 @@ typedef struct xd_plugin_api {
   /* Raw device memory. alloc returns XD_ERR_OUT_OF_MEMORY (with a message) when it cannot. */
   xd_status (*mem_alloc)(void *ctx, int32_t device, uint64_t nbytes, void **handle);
   xd_status (*mem_free)(void *ctx, int32_t device, void *handle);
-  /* Pinned host memory for transfers; both NULL when unsupported. */
+  /* Pinned host memory for transfers; both NULL when unsupported. The core caches it per device
+   * (Tensor::pin_memory) and calls host_free only once no copy still uses the memory. */
   xd_status (*host_alloc)(void *ctx, int32_t device, uint64_t nbytes, void **ptr);
   xd_status (*host_free)(void *ctx, int32_t device, void *ptr);
 
-  /* Copies. `blocking` non-zero: return after the copy completed. */
+  /* Copies. `blocking` non-zero: return after the copy completed. The host passes 0 only when
+   * the host side lies in memory this plugin's host_alloc returned for `device`, and keeps that
+   * memory allocated until `stream` has passed the copy; the plugin may still complete the copy
+   * before returning. */
   xd_status (*copy_h2d)(void *ctx, int32_t device, xd_stream stream, void *dst, uint64_t dst_offset,
                         const void *src, uint64_t nbytes, int32_t blocking);
   xd_status (*copy_d2h)(void *ctx, int32_t device, xd_stream stream, void *dst, const void *src,

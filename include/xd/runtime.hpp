@@ -104,11 +104,30 @@ struct MemoryStats {
   uint64_t num_raw_allocs = 0;  // count of plugin mem_alloc calls
   uint64_t num_cache_flushes = 0;  // empty_cache because an allocation failed
   uint64_t num_ooms = 0;        // OutOfMemoryError thrown
+  // Freed blocks not yet reusable: another stream that used them (Tensor::record_stream, or a
+  // non_blocking copy of pinned memory) has not been seen to pass that use. Checked lazily, on
+  // the next allocation or empty_cache.
+  uint64_t pending_blocks = 0;
 };
 MemoryStats memory_stats(Device device);
 void reset_peak_memory_stats(Device device);
 // Returns every fully free cached segment to the plugin. Blocks pending on a stream stay.
 void empty_cache(Device device);
+
+// Pinned host memory for transfers to and from `device` (Tensor::pin_memory), cached per device
+// by the same caching allocator as device memory, over the plugin's host_alloc/host_free.
+// True when `device`'s backend provides it (opencl, levelzero); false for host-memory devices
+// such as the CPU, which have nothing to pin for, and for plugins without host_alloc.
+bool pinned_memory_available(Device device);
+// The pinned cache's statistics (reserved: obtained through host_alloc; num_raw_allocs: calls
+// of host_alloc; allocated: in pinned tensors; pending_blocks: freed but possibly still used by
+// a copy in flight). All zero where pinned_memory_available is false.
+MemoryStats pinned_memory_stats(Device device);
+void reset_peak_pinned_memory_stats(Device device);
+// Returns every fully free cached pinned segment to the plugin (host_free); blocks still used
+// by a copy in flight stay. A no-op where pinned_memory_available is false.
+void empty_pinned_cache(Device device);
+// All of these throw DeviceError for a device that does not exist; they are thread-safe.
 
 // Philox4x32-10 state: a 64-bit seed and an offset counted in 128-bit counter blocks.
 // Ops that draw random numbers reserve a range of blocks atomically.

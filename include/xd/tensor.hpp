@@ -4,7 +4,8 @@
 // unsqueeze, squeeze) share storage; contiguous(), to() and clone() copy when needed.
 //
 // Lifetime: the storage lives while any Tensor refers to it; its memory then returns to the
-// device's caching allocator, which reuses it only after the streams that used it pass.
+// device's caching allocator (pinned memory: to the pinned cache of the device it is pinned
+// for), which reuses it only after the streams that used it pass.
 // Thread safety: distinct Tensor objects may be used from different threads, also when they share
 // storage; writing the same elements from two threads at once is a data race, as in C++.
 // Errors: every function throws an xd::Error subclass (error.hpp) and never crashes on bad input.
@@ -96,9 +97,39 @@ class Tensor {
   // Copies.
   Tensor contiguous() const;              // itself when already contiguous
   Tensor clone() const;
-  Tensor to(Device device) const;         // itself when already there
+  // Itself when already there. `non_blocking` (a hint, as in PyTorch): a copy between pinned
+  // host memory and the device it is pinned for is enqueued on that device's current stream and
+  // this returns at once; every other copy completes before it returns. With non_blocking, a
+  // device tensor copied to a host-memory device lands in pinned memory (when the source's backend
+  // has it), so that the copy can be asynchronous. After an asynchronous copy, synchronize the
+  // stream (or an event recorded after it) before reading the destination on the host or
+  // writing the source there: the pinned memory stays allocated until the copy is done, but
+  // nothing stops the host from touching it earlier.
+  Tensor to(Device device, bool non_blocking = false) const;
   Tensor to(Dtype dtype) const;           // itself when already that dtype
-  Tensor& copy_(const Tensor& src);       // src broadcast to this shape, any dtype/device
+  // src broadcast to this shape, any dtype/device; `non_blocking` as for to(Device, bool). Only
+  // a copy of whole contiguous tensors of one dtype is asynchronous; one that needs a cast or a
+  // scatter on the host side goes through ordinary memory and blocks.
+  Tensor& copy_(const Tensor& src, bool non_blocking = false);
+
+  // Pinned (page-locked) host memory, like torch.Tensor.pin_memory(). Returns a CPU tensor (same
+  // device, shape and values; contiguous) whose memory is pinned for `device` — an XPU device
+  // whose backend provides pinned memory (xd::pinned_memory_available) — or itself when it is
+  // already pinned for that device. Without an argument: the current device when it has pinned
+  // memory, else the first visible device (in backend load order) that has it.
+  // A pinned tensor is an ordinary CPU tensor to every op; what differs is that copies between
+  // it and `device` can be asynchronous (to(device, true), copy_(src, true)). Its memory comes
+  // from a per-device cache (xd::pinned_memory_stats, xd::empty_pinned_cache) and, once the
+  // last tensor using it is gone, is handed out again only after every stream that copied from
+  // or to it has passed those copies. Views of a pinned tensor are pinned.
+  // Errors: ValueError for an undefined tensor; DeviceError when the tensor is not in host memory
+  // (e.g. on opencl:0) or `device` does not exist; NotImplementedError when `device` has no
+  // pinned memory (the CPU itself, a backend whose plugin has no host_alloc), or, without an
+  // argument, when no visible device has it — the message lists the devices that do;
+  // OutOfMemoryError with the sizes when pinned memory runs out.
+  Tensor pin_memory() const;
+  Tensor pin_memory(Device device) const;
+  bool is_pinned() const;  // true for tensors made by pin_memory (and their views)
 
   // Host access (synchronises the tensor's stream). T must be the C++ type of a Dtype
   // (dtype_of<T>); values are converted from the tensor's dtype.

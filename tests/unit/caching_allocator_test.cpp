@@ -1,11 +1,13 @@
-// The caching allocator against a fake device with a memory limit and controllable events.
+// The caching allocator against a fake device with a memory limit and controllable events
+// (fake_allocator_device.hpp).
 #include <xd/error.hpp>
 
+#include "fake_allocator_device.hpp"
 #include "runtime/caching_allocator.hpp"
 
 #include <gtest/gtest.h>
 
-#include <map>
+#include <memory>
 #include <string>
 
 namespace {
@@ -13,43 +15,7 @@ namespace {
 using xd::detail::Block;
 using xd::detail::CachingAllocator;
 
-class FakeDevice : public xd::detail::AllocatorDevice {
- public:
-  explicit FakeDevice(uint64_t limit) : limit_(limit) {}
-  bool raw_alloc(uint64_t n, void** handle, std::string& error) override {
-    if (used_ + n > limit_) {
-      error = "fake device: only " + std::to_string(limit_ - used_) + " bytes left";
-      return false;
-    }
-    used_ += n;
-    *handle = reinterpret_cast<void*>(next_++);
-    sizes_[*handle] = n;
-    ++raw_allocs;
-    return true;
-  }
-  void raw_free(void* h) override {
-    used_ -= sizes_.at(h);
-    sizes_.erase(h);
-    ++raw_frees;
-  }
-  uint64_t total_memory() const override { return limit_; }
-  void* record_event(void* /*stream*/) override {
-    auto* e = new bool(events_complete);
-    return e;
-  }
-  bool event_done(void* e) override { return *static_cast<bool*>(e) || events_complete; }
-  void destroy_event(void* e) override { delete static_cast<bool*>(e); }
-  std::string describe() const override { return "fake:0"; }
-
-  uint64_t used() const { return used_; }
-  bool events_complete = true;
-  int raw_allocs = 0, raw_frees = 0;
-
- private:
-  uint64_t limit_, used_ = 0;
-  uintptr_t next_ = 0x1000;
-  std::map<void*, uint64_t> sizes_;
-};
+using xd::test::FakeDevice;
 
 constexpr uint64_t MiB = 1ull << 20;
 
@@ -146,6 +112,25 @@ TEST(CachingAllocator, BlockUsedOnAnotherStreamWaitsForItsEventBeforeReuse) {
   EXPECT_EQ(z->offset, 0u);
   a.free(y);
   a.free(z);
+}
+
+TEST(CachingAllocator, AStreamThatUsedABlockIsKeptAliveUntilItPassesThatUse) {
+  FakeDevice dev(64 * MiB);
+  CachingAllocator a(dev);
+  Block* x = a.allocate(4 * MiB, 1);
+  auto stream = std::make_shared<int>(0);  // stands for the stream's state
+  a.record_stream(x, 2, stream.get(), stream);
+  EXPECT_EQ(stream.use_count(), 2);
+  dev.events_complete = false;
+  a.free(x);  // the event is recorded on the stream that used the block
+  ASSERT_EQ(dev.recorded_on.size(), 1u);
+  EXPECT_EQ(dev.recorded_on[0], stream.get());
+  EXPECT_EQ(a.stats().pending_blocks, 1u);
+  EXPECT_EQ(stream.use_count(), 2);  // its owner may drop it now: the allocator still holds it
+  dev.events_complete = true;
+  a.empty_cache();  // sees the event complete
+  EXPECT_EQ(a.stats().pending_blocks, 0u);
+  EXPECT_EQ(stream.use_count(), 1);
 }
 
 TEST(CachingAllocator, EmptyCacheReturnsFreeSegmentsToTheDevice) {

@@ -10,6 +10,11 @@
  *   STUB_OLD_API         fills only the fields of an older, shorter xd_plugin_api
  *   STUB_DEVICE_KIND     the kind its devices report (default XD_DEVICE_KIND_ACCELERATOR)
  *   STUB_DEVICE_NAME     their name (default "stub device")
+ *   STUB_DEVICE_MEMORY   its devices do not use host pointers, so the core moves data through
+ *                        copy_h2d/copy_d2h (which are still memcpy: handles are malloc'd)
+ *   STUB_PINNED          provides host_alloc/host_free (malloc, at most 1 GiB per call), and its
+ *                        events stay pending while the exported xd_stub_set_pending(1) holds, so
+ *                        a test decides when a copy "completes" (tests/unit/pinned_memory_test.cpp)
  * A working stub has one host-memory device and registers one kernel (FILL for f32), so ops
  * without a kernel exercise NotImplementedError and XD_FALLBACK=cpu. Named "opencl" or
  * "levelzero" with a GPU or CPU kind, it stands in for an XPU backend (tests/abi/xpu_selection_test.cpp). */
@@ -56,7 +61,11 @@ UNUSED static xd_status device_properties(void *ctx, int32_t device, xd_device_p
   strcpy(out->vendor, "xdispatch tests");
   strcpy(out->driver_version, "0");
   out->kind = STUB_DEVICE_KIND;
+#ifdef STUB_DEVICE_MEMORY
+  out->flags = XD_DEVICE_FLAG_F64;
+#else
   out->flags = XD_DEVICE_FLAG_HOST_POINTERS | XD_DEVICE_FLAG_F64;
+#endif
   out->total_memory = 1u << 30;
   out->compute_units = 1;
   return XD_OK;
@@ -137,6 +146,28 @@ UNUSED static xd_status event_elapsed(void *ctx, int32_t device, xd_event a, xd_
   return XD_OK;
 }
 
+#ifdef STUB_PINNED
+static _Atomic int g_pending;
+EXPORT void xd_stub_set_pending(int pending) { g_pending = pending; }
+
+static xd_status host_alloc(void *ctx, int32_t device, uint64_t n, void **p) {
+  (void)ctx, (void)device;
+  if (n > (1ull << 30))
+    return g_host->set_error(g_host->ctx, XD_ERR_OUT_OF_MEMORY, "stub: at most 1 GiB of pinned memory per allocation");
+  *p = malloc(n ? n : 1);
+  return *p ? XD_OK : g_host->set_error(g_host->ctx, XD_ERR_OUT_OF_MEMORY, "stub: malloc failed");
+}
+static xd_status host_free(void *ctx, int32_t device, void *p) {
+  (void)ctx, (void)device;
+  free(p);
+  return XD_OK;
+}
+static xd_status event_query_pending(void *ctx, int32_t device, xd_event e) {
+  (void)ctx, (void)device, (void)e;
+  return g_pending ? XD_NOT_READY : XD_OK;
+}
+#endif
+
 /* FILL for contiguous f32 outputs. */
 UNUSED static xd_status fill_f32(const xd_kernel_call *call) {
   const xd_view *o = &call->outputs[0];
@@ -195,6 +226,11 @@ EXPORT xd_status xd_plugin_init(const xd_host_api *host, xd_plugin_api *api) {
   a.event_query = event_ok;
   a.event_synchronize = event_ok;
   a.event_elapsed_ms = event_elapsed;
+#ifdef STUB_PINNED
+  a.host_alloc = host_alloc;
+  a.host_free = host_free;
+  a.event_query = event_query_pending;
+#endif
 #ifdef STUB_OLD_API
   /* A plugin built against an ABI minor version before codegen_languages existed. */
   a.struct_size = offsetof(xd_plugin_api, codegen_languages);
