@@ -134,6 +134,17 @@ bool gemm_key(const gemm_problem& p, bool batched, dt src, dnnl_key& k) {
   return true;
 }
 
+// Runs `prim` (built for `k`) with operands a, b and destination dst, and waits for it. oneDNN
+// takes non-const handles for every argument; it only reads a and b.
+void execute(const dnnl::matmul& prim, const dnnl_key& k, const void* a, const void* b, void* dst) {
+  dnnl::memory a_mem({k.s.a_dims, k.src, k.s.a_strides}, engine(), const_cast<void*>(a));
+  dnnl::memory b_mem({k.s.b_dims, k.src, k.s.b_strides}, engine(), const_cast<void*>(b));
+  dnnl::memory dst_mem({k.s.dst_dims, k.dst, k.s.dst_strides}, engine(), dst);
+  dnnl::stream stream(engine());
+  prim.execute(stream, {{DNNL_ARG_SRC, a_mem}, {DNNL_ARG_WEIGHTS, b_mem}, {DNNL_ARG_DST, dst_mem}});
+  stream.wait();
+}
+
 dt src_type(int32_t dtype) { return dtype == XD_DTYPE_BF16 ? dt::bf16 : dt::f32; }
 
 int dnnl_supports(const xd_kernel_call* c) {
@@ -172,12 +183,7 @@ void run_dnnl(const gemm_problem& p, const dnnl_key& k, const dnnl::matmul& prim
     for_each_out([&](int64_t b, int64_t i, int64_t j, int64_t d) {
       dst[d] = static_cast<float>(load(at<const T>(p.input, (b * p.in_b + i * p.in_m + j * p.in_n) * sz)));
     });
-  dnnl::memory a_mem({k.s.a_dims, k.src, k.s.a_strides}, engine(), p.a);
-  dnnl::memory b_mem({k.s.b_dims, k.src, k.s.b_strides}, engine(), p.b);
-  dnnl::memory dst_mem({k.s.dst_dims, k.dst, k.s.dst_strides}, engine(), dst);
-  dnnl::stream stream(engine());
-  prim.execute(stream, {{DNNL_ARG_SRC, a_mem}, {DNNL_ARG_WEIGHTS, b_mem}, {DNNL_ARG_DST, dst_mem}});
-  stream.wait();
+  execute(prim, k, p.a, p.b, dst);
   if (!direct)
     for_each_out([&](int64_t b, int64_t i, int64_t j, int64_t d) {
       at<T>(p.out, (b * p.out_b + i * p.out_m + j * p.out_n) * sz) = cast<T>(dst[d]);
@@ -238,12 +244,7 @@ void run_int_mm(const int_mm_problem& p, const dnnl_key& k, const dnnl::matmul& 
     temp.resize(static_cast<size_t>(p.m * p.n));
     dst = temp.data();
   }
-  dnnl::memory a_mem({k.s.a_dims, k.src, k.s.a_strides}, engine(), const_cast<int8_t*>(p.a));
-  dnnl::memory b_mem({k.s.b_dims, k.src, k.s.b_strides}, engine(), const_cast<int8_t*>(p.b));
-  dnnl::memory dst_mem({k.s.dst_dims, k.dst, k.s.dst_strides}, engine(), dst);
-  dnnl::stream stream(engine());
-  prim.execute(stream, {{DNNL_ARG_SRC, a_mem}, {DNNL_ARG_WEIGHTS, b_mem}, {DNNL_ARG_DST, dst_mem}});
-  stream.wait();
+  execute(prim, k, p.a, p.b, dst);
   if (!direct)
     for (int64_t i = 0; i < p.m; ++i)
       for (int64_t j = 0; j < p.n; ++j) p.out[i * p.out_m + j * p.out_n] = dst[i * p.n + j];
