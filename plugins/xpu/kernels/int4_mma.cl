@@ -127,16 +127,18 @@ inline void xd_i4m_zeros(__global const char* p, uint* out, const int count) {
   for (int i = 0; i < count; i += 4)
     XD_ASM("ld.global.nc.L1::no_allocate.L2::256B.u32 %0, [%1];" : "=r"(out[i / 4]) : "l"(p + i));
 }
-// The packed fma's addend -(base + zero) in both halves for four zero points (bytes of `zv`):
-// integer arithmetic where all are >= 0 (base + zero then shares the base's exponent, so its bits
-// are the base's plus zero), the float route otherwise.
+// The packed fma's addend: -(base + zero) in both halves, from the bits of base + zero.
+inline uint xd_i4m_neg_pair(uint bits) { return bits * 0x10001u | 0x80008000u; }
+inline uint xd_i4m_neg_zero(float zero) { return xd_i4m_neg_pair(xd_i4m_bits(XD_I4M_BASE + zero)); }
+// The same for four zero points (bytes of `zv`): integer arithmetic where all are >= 0 (base + zero
+// then shares the base's exponent, so its bits are the base's plus zero), the float route otherwise.
 inline void xd_i4m_neg_zero4(uint zv, uint* nz) {
   if ((zv & 0x80808080u) == 0) {
 #pragma unroll
-    for (int j = 0; j < 4; ++j) nz[j] = (XD_I4M_BASEBITS + ((zv >> (8 * j)) & 0xFFu)) * 0x10001u | 0x80008000u;
+    for (int j = 0; j < 4; ++j) nz[j] = xd_i4m_neg_pair(XD_I4M_BASEBITS + ((zv >> (8 * j)) & 0xFFu));
   } else {
 #pragma unroll
-    for (int j = 0; j < 4; ++j) nz[j] = xd_i4m_bits(XD_I4M_BASE + (float)(char)(zv >> (8 * j))) * 0x10001u | 0x80008000u;
+    for (int j = 0; j < 4; ++j) nz[j] = xd_i4m_neg_zero((float)(char)(zv >> (8 * j)));
   }
 }
 
@@ -178,7 +180,7 @@ inline void xd_int4_mma(__global T* out, __global const T* x, __global const uch
         const long kw = p * 128 + 32 * tig;
         // A group holds whole pieces: p >> gsh for power-of-two groups, else a 32-bit division
         // (a 64-bit one is a long instruction sequence in the loop; p < 2^32 for K below 2^39).
-        const long gi = gpow ? p >> gsh : (long)((uint)p / (uint)(A.group >> 7));
+        const long gi = gpow ? p >> gsh : (long)((uint)p / ppg);
         // Column c of tile j is col0 + c * NT + j: a lane's B columns (c = g) are NT neighbours and
         // its D columns (c = 2t, 2t + 1) 2 NT neighbours, so zero points and scales come in wide
         // loads.
@@ -225,7 +227,7 @@ inline void xd_int4_mma(__global T* out, __global const T* x, __global const uch
           for (int j = 0; j < XD_I4M_NT; j += 4) xd_i4m_neg_zero4(zraw[u][j / 4], nz + j);
         } else {
 #pragma unroll
-          for (int j = 0; j < XD_I4M_NT; ++j) nz[j] = xd_i4m_bits(XD_I4M_BASE + zf[u][j]) * 0x10001u | 0x80008000u;
+          for (int j = 0; j < XD_I4M_NT; ++j) nz[j] = xd_i4m_neg_zero(zf[u][j]);
         }
 #pragma unroll
         for (int j = 0; j < XD_I4M_NT; ++j) {
