@@ -133,8 +133,7 @@ Registry& Registry::get() {
 Registry::Registry() : table_(new DispatchTable()) {
   // The core's settings are checked here, before anything loads, so that a bad value fails the
   // first use of the library instead of being ignored or surfacing later (docs/env-vars.md).
-  check_choice("XD_LOG", {"error", "warn", "info", "debug"},
-               {"errors only", "also warnings", "also each plugin loaded", "also every failed candidate"}, "warn");
+  check_log_setting();
   check_fallback_setting();
   (void)device_filter();  // a malformed XD_DEVICES fails here too
   load_default_plugins();

@@ -28,6 +28,13 @@ LogLevel parse_level() {
 }
 }  // namespace
 
+void check_log_setting() {
+  check_choice("XD_LOG",
+               {level_name(LogLevel::error), level_name(LogLevel::warn), level_name(LogLevel::info),
+                level_name(LogLevel::debug)},
+               {"errors only", "also warnings", "also each plugin loaded", "also every failed candidate"}, "warn");
+}
+
 LogLevel log_level() {
   static const LogLevel level = parse_level();
   return level;
