@@ -302,6 +302,15 @@ inline CT4 xd_vec4(__global const T* p) {
   return (CT4)(XD_DEC(v.s0), XD_DEC(v.s1), XD_DEC(v.s2), XD_DEC(v.s3));
 }
 
+// The same store at a vector-aligned address.
+inline void xd_vec_store4(__global T* p, CT4 v) {
+  *(__global XD_CAT(T, 4)*)p = (XD_CAT(T, 4))(XD_ENC(v.s0), XD_ENC(v.s1), XD_ENC(v.s2), XD_ENC(v.s3));
+}
+
+// Whether p is a multiple of `bytes` (a power of two): the row kernels' test for their
+// vector-only path, made once per row instead of once per access.
+inline int xd_vec_aligned(__global const void* p, ulong bytes) { return ((ulong)p & (bytes - 1)) == 0; }
+
 inline void xd_store4(__global T* p, long o, long s, CT4 v) {
   const XD_CAT(T, 4) e = (XD_CAT(T, 4))(XD_ENC(v.s0), XD_ENC(v.s1), XD_ENC(v.s2), XD_ENC(v.s3));
   if (s == 1) {
@@ -352,6 +361,12 @@ inline long xd_offset_of(const xd_layout L, int k, ulong i) {
     i = q;
   }
   return o;
+}
+
+// Row `row` (< L.numel) of operand k of a row layout (the row kernels'): one multiply-add where
+// the rows have a single leading dim, instead of xd_offset_of's division per dim.
+inline long xd_row_offset(const xd_layout L, int k, ulong row) {
+  return L.ndim == 1 ? L.offset[k] + (long)row * L.stride[k][0] : xd_offset_of(L, k, row);
 }
 
 // An op's scalar (alpha, fill value, exponent) in the compute type.

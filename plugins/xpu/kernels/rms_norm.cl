@@ -59,6 +59,16 @@ inline void xd_row_store4(__global T* p, long o, long j, long n, CT4 v) {
   }
 }
 
+// The dense rows' fast path (rows starting at a 4-vector boundary, n a multiple of 4): whole
+// vectors with no alignment or tail tests, zero past n.
+inline CT4 xd_rowv4(__global const T* p, long j, long n) { return j < n ? xd_vec4(p + j) : (CT4)((CT)0); }
+inline CT4 xd_rowwv4(__global const WT* w, long j, long n, int has_w) {
+  if (!has_w) return (CT4)((CT)1);
+  if (j >= n) return (CT4)((CT)0);
+  const XD_CAT(WT, 4) v = *(__global const XD_CAT(WT, 4)*)(w + j);
+  return (CT4)(XD_WDEC(v.s0), XD_WDEC(v.s1), XD_WDEC(v.s2), XD_WDEC(v.s3));
+}
+
 // The kernels are macros over `items`: dense rows of up to XD_WG * 4 * items elements are cached
 // in registers (xd_rms_norm: XD_ROW_ITEMS; the _short kernels half that and half the registers,
 // so more work-groups fit on a compute unit). S.d[0] / S.f[0]: eps.
@@ -67,30 +77,36 @@ inline void xd_row_store4(__global T* p, long o, long j, long n, CT4 v) {
 #else
 #define XD_RMS_EPS(S) ((S).f[0])
 #endif
-#define XD_RMS_NORM_KERNEL(NAME, items)                                                                      \
-  __kernel __attribute__((reqd_work_group_size(XD_WG, 1, 1))) void NAME(                                         \
+#define XD_RMS_NORM_KERNEL(NAME, items)                                                                         \
+  __kernel __attribute__((reqd_work_group_size(XD_WG, 1, 1))) void NAME(                                            \
       __global T* y, __global RT* rstd, __global const T* x, __global const WT* w, long has_weight,               \
       const xd_layout L, const xd_layout RL, long n, const xd_scalars S) {                                        \
   __local CT scratch[XD_WG];                                                                                        \
   const ulong row = get_group_id(0);                                                                                 \
   const int lid = (int)get_local_id(0);                                                                              \
   const int has_w = has_weight != 0;                                                                                 \
-  const long xo = xd_offset_of(L, 0, row), yo = xd_offset_of(L, 1, row), ro = xd_offset_of(L, 2, row);               \
+  const long xo = xd_row_offset(L, 0, row), yo = xd_row_offset(L, 1, row), ro = xd_row_offset(L, 2, row);            \
   const CT eps = XD_RMS_EPS(S);                                                                                      \
   const long wo = RL.offset[2];                                                                                      \
   const int dense = RL.ndim == 1 && RL.stride[0][0] == 1 && RL.stride[1][0] == 1 && (!has_w || RL.stride[2][0] == 1); \
   if (dense && n <= (long)XD_WG * 4 * items) {                                                                       \
     CT4 cache[items];                                                                                         \
     CT ss = (CT)0;                                                                                                   \
+    CT4 wc[items];                                                                                                   \
+    const int vec = n % 4 == 0 && xd_vec_aligned(x + xo, 4 * sizeof(T)) && xd_vec_aligned(y + yo, 4 * sizeof(T)) &&   \
+                    (!has_w || xd_vec_aligned(w + wo, 4 * sizeof(WT)));                                             \
+    if (vec) {                                                                                                       \
 _Pragma("unroll")                                                                                                    \
-    for (int k = 0; k < items; ++k) {                                                                         \
-      const long j = ((long)k * XD_WG + lid) * 4;                                                                    \
-      cache[k] = xd_row4(x, xo, j, n);                                                                               \
+      for (int k = 0; k < items; ++k) cache[k] = xd_rowv4(x + xo, ((long)k * XD_WG + lid) * 4, n);                     \
+_Pragma("unroll")                                                                                                    \
+      for (int k = 0; k < items; ++k) wc[k] = xd_rowwv4(w + wo, ((long)k * XD_WG + lid) * 4, n, has_w);                \
+    } else {                                                                                                         \
+_Pragma("unroll")                                                                                                    \
+      for (int k = 0; k < items; ++k) cache[k] = xd_row4(x, xo, ((long)k * XD_WG + lid) * 4, n);                       \
+      /* The weights too, so that their latency hides behind the reduction. */                                       \
+_Pragma("unroll")                                                                                                    \
+      for (int k = 0; k < items; ++k) wc[k] = xd_roww4(w, wo, ((long)k * XD_WG + lid) * 4, n, has_w);                 \
     }                                                                                                                \
-    /* The weights too, so that their latency hides behind the reduction. */                                         \
-    CT4 wc[items];                                                                                            \
-_Pragma("unroll")                                                                                                    \
-    for (int k = 0; k < items; ++k) wc[k] = xd_roww4(w, wo, ((long)k * XD_WG + lid) * 4, n, has_w);        \
     /* Loads first, then their uses: the loads sit in branches, which the compiler does not move */                  \
     /* a load across, so interleaving them with the arithmetic would serialise their latencies. */                   \
 _Pragma("unroll")                                                                                                    \
@@ -102,9 +118,13 @@ _Pragma("unroll")                                                               
     const RT r = (RT)((CT)1 / sqrt(ss / (CT)n + eps));                                                               \
     if (lid == 0) rstd[ro] = r;                                                                                      \
 _Pragma("unroll")                                                                                                    \
-    for (int k = 0; k < items; ++k) {                                                                         \
-      const long j = ((long)k * XD_WG + lid) * 4;                                                                    \
-      if (j < n) xd_row_store4(y, yo, j, n, (cache[k] * (CT)r) * wc[k]);                                             \
+    for (int k = 0; k < items; ++k) {                                                                                \
+      const long j = ((long)k * XD_WG + lid) * 4;                                                                      \
+      if (j >= n) continue;                                                                                          \
+      if (vec)                                                                                                       \
+        xd_vec_store4(y + yo + j, (cache[k] * (CT)r) * wc[k]);                                                      \
+      else                                                                                                           \
+        xd_row_store4(y, yo, j, n, (cache[k] * (CT)r) * wc[k]);                                                      \
     }                                                                                                                \
     return;                                                                                                          \
   }                                                                                                                  \
@@ -155,17 +175,30 @@ XD_RMS_NORM_KERNEL(xd_rms_norm_short, XD_SHORT_ITEMS)
 _Pragma("unroll")                                                                                                    \
     for (int k = 0; k < items; ++k) dw[k] = (CT4)((CT)0);                           \
     for (ulong row = grp; row < (ulong)L.numel; row += groups) {                                                     \
-      const long go = xd_offset_of(L, 0, row), xo = xd_offset_of(L, 1, row);                                         \
-      const long dxo = xd_offset_of(L, 3, row);                                                                      \
-      const CT r = (CT)rstd[xd_offset_of(L, 2, row)];                                                                \
-      CT4 gc[items], xc[items], wc[items];                                                             \
+      const long go = xd_row_offset(L, 0, row), xo = xd_row_offset(L, 1, row);                                       \
+      const long dxo = xd_row_offset(L, 3, row);                                                                     \
+      const CT r = (CT)rstd[xd_row_offset(L, 2, row)];                                                               \
+      CT4 gc[items], xc[items], wc[items];                                                                           \
       CT sum = (CT)0;                                                                                                \
+      const int vec = n % 4 == 0 && xd_vec_aligned(g + go, 4 * sizeof(T)) && xd_vec_aligned(x + xo, 4 * sizeof(T)) && \
+                      (!want_dx || xd_vec_aligned(dx + dxo, 4 * sizeof(T))) &&                                       \
+                      (!has_w || xd_vec_aligned(w + wo, 4 * sizeof(WT)));                                           \
+      if (vec) {                                                                                                     \
 _Pragma("unroll")                                                                                                    \
-      for (int k = 0; k < items; ++k) {                                                                       \
-        const long j = ((long)k * XD_WG + lid) * 4;                                                                  \
-        gc[k] = xd_row4(g, go, j, n);                                                                                \
-        xc[k] = xd_row4(x, xo, j, n);                                                                                \
-        wc[k] = xd_roww4(w, wo, j, n, has_w);                                                                        \
+        for (int k = 0; k < items; ++k) {                                                                            \
+          const long j = ((long)k * XD_WG + lid) * 4;                                                                \
+          gc[k] = xd_rowv4(g + go, j, n);                                                                            \
+          xc[k] = xd_rowv4(x + xo, j, n);                                                                            \
+          wc[k] = xd_rowwv4(w + wo, j, n, has_w);                                                                    \
+        }                                                                                                            \
+      } else {                                                                                                       \
+_Pragma("unroll")                                                                                                    \
+        for (int k = 0; k < items; ++k) {                                                                            \
+          const long j = ((long)k * XD_WG + lid) * 4;                                                                \
+          gc[k] = xd_row4(g, go, j, n);                                                                              \
+          xc[k] = xd_row4(x, xo, j, n);                                                                              \
+          wc[k] = xd_roww4(w, wo, j, n, has_w);                                                                      \
+        }                                                                                                            \
       }                                                                                                              \
       /* Loads first, then their uses (see the forward kernel). */                                                   \
 _Pragma("unroll")                                                                                                    \
@@ -182,7 +215,10 @@ _Pragma("unroll")                                                               
 _Pragma("unroll")                                                                                                    \
         for (int k = 0; k < items; ++k) {                                                                     \
           const long j = ((long)k * XD_WG + lid) * 4;                                                                \
-          xd_row_store4(dx, dxo, j, n, r * (gc[k] - xc[k] * mean));                                                  \
+          if (vec && j < n)                                                                                          \
+            xd_vec_store4(dx + dxo + j, r * (gc[k] - xc[k] * mean));                                                \
+          else if (!vec)                                                                                             \
+            xd_row_store4(dx, dxo, j, n, r * (gc[k] - xc[k] * mean));                                                \
         }                                                                                                            \
       }                                                                                                              \
     }                                                                                                                \
@@ -206,9 +242,9 @@ _Pragma("unroll")                                                               
   if (want_dw)                                                                                                       \
     for (long j = lid; j < n; j += XD_WG) mine[j] = (CT)0;                                                           \
   for (ulong row = grp; row < (ulong)L.numel; row += groups) {                                                       \
-    const long go = xd_offset_of(L, 0, row), xo = xd_offset_of(L, 1, row);                                           \
-    const long dxo = xd_offset_of(L, 3, row);                                                                        \
-    const CT r = (CT)rstd[xd_offset_of(L, 2, row)];                                                                  \
+    const long go = xd_row_offset(L, 0, row), xo = xd_row_offset(L, 1, row);                                         \
+    const long dxo = xd_row_offset(L, 3, row);                                                                       \
+    const CT r = (CT)rstd[xd_row_offset(L, 2, row)];                                                                 \
     CT sum = (CT)0;                                                                                                  \
     for (long j = lid; j < n; j += XD_WG) {                                                                          \
       const CT gv = XD_LD(g, go + xd_offset_of(RL, 0, (ulong)j));                                                    \

@@ -70,21 +70,30 @@ inline void xd_wg_online(CT* m, CT* s, __local CT* sm, __local CT* ss) {
     __local CT scratch2[XD_WG];                                                                                   \
     const ulong row = get_group_id(0);                                                                            \
     const int lid = (int)get_local_id(0);                                                                         \
-    const long yo = xd_offset_of(L, 0, row), xo = xd_offset_of(L, 1, row);                                        \
-    if (step_in == 1 && step_out == 1 && len <= (long)XD_WG * 4 * ITEMS) {                                  \
-      CT4 cache[ITEMS];                                                                                     \
+    const long yo = xd_row_offset(L, 0, row), xo = xd_row_offset(L, 1, row);                                      \
+    if (step_in == 1 && step_out == 1 && len <= (long)XD_WG * 4 * ITEMS) {                                        \
+      CT4 cache[ITEMS];                                                                                           \
       CT m = -INFINITY;                                                                                           \
-      _Pragma("unroll") for (int k = 0; k < ITEMS; ++k) {                                                   \
-        const long j = ((long)k * XD_WG + lid) * 4;                                                               \
-        CT4 v = (CT4)(-INFINITY);                                                                                 \
-        if (j + 4 <= len) {                                                                                       \
-          v = xd_load4(in, xo + j, 1);                                                                            \
-        } else if (j < len) {                                                                                     \
-          v.s0 = XD_LD(in, xo + j);                                                                               \
-          if (j + 1 < len) v.s1 = XD_LD(in, xo + j + 1);                                                          \
-          if (j + 2 < len) v.s2 = XD_LD(in, xo + j + 2);                                                          \
+      /* Rows starting at a vector boundary, len a multiple of 4: whole vectors, no tests per access. */         \
+      const int vec = len % 4 == 0 && xd_vec_aligned(in + xo, 4 * sizeof(T)) && xd_vec_aligned(out + yo, 4 * sizeof(T)); \
+      if (vec) {                                                                                                  \
+        _Pragma("unroll") for (int k = 0; k < ITEMS; ++k) {                                                       \
+          const long j = ((long)k * XD_WG + lid) * 4;                                                             \
+          cache[k] = j < len ? xd_vec4(in + xo + j) : (CT4)(-INFINITY);                                           \
         }                                                                                                         \
-        cache[k] = v;                                                                                             \
+      } else {                                                                                                    \
+        _Pragma("unroll") for (int k = 0; k < ITEMS; ++k) {                                                       \
+          const long j = ((long)k * XD_WG + lid) * 4;                                                             \
+          CT4 v = (CT4)(-INFINITY);                                                                               \
+          if (j + 4 <= len) {                                                                                     \
+            v = xd_load4(in, xo + j, 1);                                                                          \
+          } else if (j < len) {                                                                                   \
+            v.s0 = XD_LD(in, xo + j);                                                                             \
+            if (j + 1 < len) v.s1 = XD_LD(in, xo + j + 1);                                                        \
+            if (j + 2 < len) v.s2 = XD_LD(in, xo + j + 2);                                                        \
+          }                                                                                                       \
+          cache[k] = v;                                                                                           \
+        }                                                                                                         \
       }                                                                                                           \
       /* Every load of the row is issued before the first use (the loads sit in branches, which */               \
       /* the compiler does not move a load across), so the row costs one memory latency. */                      \
@@ -114,7 +123,9 @@ inline void xd_wg_online(CT* m, CT* s, __local CT* sm, __local CT* ss) {
       _Pragma("unroll") for (int k = 0; k < ITEMS; ++k) {                                                         \
         const long j = ((long)k * XD_WG + lid) * 4;                                                               \
         const CT4 r = LOG ? (cache[k] - M) - ls : cache[k] * scale;                                               \
-        if (j + 4 <= len) {                                                                                       \
+        if (vec) {                                                                                                \
+          if (j < len) xd_vec_store4(out + yo + j, r);                                                            \
+        } else if (j + 4 <= len) {                                                                                \
           xd_store4(out, yo + j, 1, r);                                                                           \
         } else if (j < len) {                                                                                     \
           XD_ST(out, yo + j, r.s0);                                                                               \
@@ -140,7 +151,7 @@ inline void xd_wg_online(CT* m, CT* s, __local CT* sm, __local CT* ss) {
                                     long step_out, long step_in) {                                                \
     const ulong row = get_global_id(0);                                                                           \
     if (row >= (ulong)L.numel) return;                                                                            \
-    const long yo = xd_offset_of(L, 0, row), xo = xd_offset_of(L, 1, row);                                        \
+    const long yo = xd_row_offset(L, 0, row), xo = xd_row_offset(L, 1, row);                                      \
     CT m = -INFINITY;                                                                                             \
     for (long j = 0; j < len; ++j) m = xd_sm_max(m, XD_LD(in, xo + j * step_in));                                \
     CT sum = (CT)0;                                                                                               \
