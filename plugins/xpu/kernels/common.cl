@@ -19,6 +19,10 @@
 #define XD_CAT(a, b) XD_CAT_(a, b)
 #define XD_CAT3(a, b, c) XD_CAT(XD_CAT(a, b), c)
 
+#ifndef XD_ASM
+#define XD_ASM asm  // inline PTX: the keyword NVIDIA's OpenCL compiler takes (clang alone wants __asm__)
+#endif
+
 #define XD_VEC 4
 #define XD_MAX_DIMS 8
 #define XD_MAX_OPS 4
@@ -54,7 +58,7 @@ inline ulong xd_udiv(ulong a, ulong b) {
 // ---------------------------------------------------------------- narrow float formats
 // Bit-exact ports of numeric.hpp: round to nearest even, overflow to Inf (NaN for e4m3fn),
 // NaN canonical.
-inline float xd_f16_to_float(ushort h) {
+inline float xd_f16_to_float_soft(ushort h) {
   const uint sign = ((uint)h & 0x8000u) << 16;
   const uint field = ((uint)h >> 10) & 0x1fu;
   const uint mant = (uint)h & 0x3ffu;
@@ -66,7 +70,7 @@ inline float xd_f16_to_float(ushort h) {
   return as_float(sign | ((field + 112u) << 23) | (mant << 13));
 }
 
-inline ushort xd_float_to_f16(float f) {
+inline ushort xd_float_to_f16_soft(float f) {
   const uint u = as_uint(f);
   const uint a = u & 0x7fffffffu;
   const uint sign = (u >> 16) & 0x8000u;
@@ -81,6 +85,30 @@ inline ushort xd_float_to_f16(float f) {
   // Subnormal f16: a multiple of 2^-24; rounding up to 1024 lands on the smallest normal.
   return (ushort)(sign | (uint)rint(as_float(a) * 16777216.0f));
 }
+
+// On NVIDIA GPUs (XD_NV_SHFL: the compiler takes inline PTX) the conversion instructions, which
+// round the same way (cvt.rn: to nearest even, overflow to Inf, subnormals exact) in one instruction
+// instead of the branches above (f16 rms_norm on an H100: docs/performance.md). Only NaNs take the
+// ports above, for their sign and payload bits.
+#ifdef XD_NV_SHFL
+inline float xd_f16_to_float(ushort h) {
+  float f;
+  XD_ASM("{ .reg .b16 l, u; mov.b32 {l, u}, %1; cvt.f32.f16 %0, l; }" : "=f"(f) : "r"((uint)h));
+  // A NaN keeps its sign and payload (the port's bits; cvt may return a canonical NaN).
+  if ((h & 0x7fffu) > 0x7c00u) return as_float((((uint)h & 0x8000u) << 16) | 0x7f800000u | (((uint)h & 0x3ffu) << 13));
+  return f;
+}
+inline ushort xd_float_to_f16(float f) {
+  uint h;
+  XD_ASM("{ .reg .b16 t; cvt.rn.f16.f32 t, %1; mov.b32 %0, {t, t}; }" : "=r"(h) : "f"(f));
+  // A NaN becomes the port's quiet NaN with f's sign.
+  if (isnan(f)) return (ushort)(((as_uint(f) >> 16) & 0x8000u) | 0x7e00u);
+  return (ushort)(h & 0xffffu);
+}
+#else
+inline float xd_f16_to_float(ushort h) { return xd_f16_to_float_soft(h); }
+inline ushort xd_float_to_f16(float f) { return xd_float_to_f16_soft(f); }
+#endif
 
 inline float xd_bf16_to_float(ushort b) { return as_float((uint)b << 16); }
 
@@ -428,9 +456,6 @@ inline void xd_raw_store4(__global T* p, long o, long s, XD_CAT(T, 4) v) {
 #define XD_WG_LANES 1
 #endif
 
-#ifndef XD_ASM
-#define XD_ASM asm  // inline PTX: the keyword NVIDIA's OpenCL compiler takes (clang alone wants __asm__)
-#endif
 
 // On NVIDIA GPUs (the host defines XD_NV_SHFL where the compiler takes inline PTX) a warp folds its
 // 32 values through register shuffles first, so one barrier publishes the warps' partials and a
