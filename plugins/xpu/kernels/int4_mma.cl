@@ -20,6 +20,13 @@
 //   - The weight enters the tensor core as q - zero, exact in f16/bf16 (a nibble pair OR-ed into
 //     the magic constant is base + q exactly, and one packed fma subtracts base + zero), so the
 //     result is the reference's up to summation order: no weight is rounded.
+//   - The offset route (XD_I4M_OFFSET: the 16-row kernel for bf16): the weight enters as base + q
+//     (the nibble OR-ed into the magic constant, no subtraction), and the tile's sum is corrected
+//     once per piece by (base + zero) times the rows' input sums, which one more product with a B
+//     of ones gives: 8 mma instead of 64 packed subtractions per piece, the subtraction then in
+//     float after the sum. A sum that comes out not finite (a non-finite input, or base + q times
+//     an input near the top of the float range) stays so to the end of the pieces, and the warp
+//     then runs its pieces again by the exact route, so such inputs give the reference's Inf/NaN.
 //   - Each lane reads its rows of the input straight from global memory (small and cached), in
 //     the same k order, repacked into the pairs the tensor core takes.
 //   - The work-group's warps (as many as the host chose: get_local_size(0) / 32) split K, pieces
@@ -34,6 +41,15 @@
 #endif
 #ifndef XD_I4M_U
 #define XD_I4M_U 1
+#endif
+// The offset route (bf16, 16 rows, DENSE): measured 3% faster on an H100 (docs/performance.md);
+// f16 keeps the exact route (slower with this one there).
+#ifndef XD_I4M_OFFSET
+#if XD_I4_QUANT == 2
+#define XD_I4M_OFFSET 1
+#else
+#define XD_I4M_OFFSET 0
+#endif
 #endif
 #if XD_I4_QUANT == 2
 #define XD_I4M_TY "bf16"
@@ -69,13 +85,28 @@ inline float4 xd_i4m_mma(float4 c, uint a0, uint a1, uint a2, uint a3, uint b0, 
   return c;
 }
 
+// Whether p is nonzero in any lane of the warp (every lane gets the answer).
+inline int xd_i4m_warp_any(int p) {
+  uint r;
+  XD_ASM volatile("{ .reg .pred a, b; setp.ne.u32 a, %1, 0; vote.sync.any.pred b, a, 0xffffffff; selp.u32 %0, 1, 0, b; }"
+                  : "=r"(r)
+                  : "r"((uint)p));
+  return (int)r;
+}
+
 // Pair i (0..3) of a weight word: codes i and i + 4 as q - zero (neg_zero: -(base + zero); magic:
 // XD_I4M_MAGIC in a register, so that mask-and-OR is one LOP3, as in xd_i4_magic).
-inline uint xd_i4m_pair(uint v, int i, uint neg_zero, uint magic) {
+// The same pair as base + q (the offset route).
+inline uint xd_i4m_offset_pair(uint v, int i, uint magic) {
   uint t;
   XD_ASM("lop3.b32 %0, %1, 0x000F000F, %2, 0xEA;" : "=r"(t) : "r"(v >> (4 * i)), "r"(magic));
-  return xd_i4m_fma2(t, XD_I4M_ONE, neg_zero);
+  return t;
 }
+inline uint xd_i4m_pair(uint v, int i, uint neg_zero, uint magic) {
+  return xd_i4m_fma2(xd_i4m_offset_pair(v, i, magic), XD_I4M_ONE, neg_zero);
+}
+// Zero point c of the bytes in zw, as a float.
+inline float xd_i4m_zero_at(const uint* zw, int c) { return (float)(char)(zw[c / 4] >> (8 * (c % 4))); }
 
 // Eight consecutive inputs x0..x7 (two per word) as the pairs (x_i, x_i+4), matching the weight
 // pairs above.
@@ -165,87 +196,140 @@ inline void xd_int4_mma(__global T* out, __global const T* x, __global const uch
   for (long b = (long)get_group_id(0); b < blocks; b += (long)get_num_groups(0)) {
     const long col0 = b * XD_I4M_NT * 8;
     float4 acc[XD_I4M_NT];
+    // off: this pass takes the offset route (XD_I4M_OFFSET, below); a warp whose sums come out of
+    // it not finite runs its pieces again by the exact route.
+    for (int off = XD_I4M_OFFSET > 0 && DENSE && HI;; off = 0) {
+      (void)off;  // unused without XD_I4M_OFFSET
 #pragma unroll
-    for (int j = 0; j < XD_I4M_NT; ++j) acc[j] = (float4)(0.0f);
-    for (long p0 = warp; p0 < pieces; p0 += (long)ks * XD_I4M_U) {
-      // Every load of the step first: weights, zero points, scales and input rows.
-      uint4 q[XD_I4M_U][XD_I4M_NT];
-      float zf[XD_I4M_U][XD_I4M_NT], sc[XD_I4M_U][2 * XD_I4M_NT];
-      uint zraw[XD_I4M_U][XD_I4M_NT / 4];  // DENSE: the zero points as bytes
-      uint4 lo[XD_I4M_U][4], hi[XD_I4M_U][4];
+      for (int j = 0; j < XD_I4M_NT; ++j) acc[j] = (float4)(0.0f);
+      for (long p0 = warp; p0 < pieces; p0 += (long)ks * XD_I4M_U) {
+        // Every load of the step first: weights, zero points, scales and input rows.
+        uint4 q[XD_I4M_U][XD_I4M_NT];
+        float zf[XD_I4M_U][XD_I4M_NT], sc[XD_I4M_U][2 * XD_I4M_NT];
+        uint zraw[XD_I4M_U][XD_I4M_NT / 4];  // DENSE: the zero points as bytes
+#if XD_I4M_OFFSET > 0
+        uint zdraw[XD_I4M_U][XD_I4M_NT / 2];  // the offset route: the D columns' zero points
+#endif
+        uint4 lo[XD_I4M_U][4], hi[XD_I4M_U][4];
 #pragma unroll
-      for (int u = 0; u < XD_I4M_U; ++u) {
-        const long p = p0 + (long)u * ks;
-        const int live = p < pieces;
-        const long kw = p * 128 + 32 * tig;
-        // A group holds whole pieces: p >> gsh for power-of-two groups, else a 32-bit division
-        // (a 64-bit one is a long instruction sequence in the loop; p < 2^32 for K below 2^39).
-        const long gi = gpow ? p >> gsh : (long)((uint)p / ppg);
-        // Column c of tile j is col0 + c * NT + j: a lane's B columns (c = g) are NT neighbours and
-        // its D columns (c = 2t, 2t + 1) 2 NT neighbours, so zero points and scales come in wide
-        // loads.
-        const long nb = col0 + g8 * XD_I4M_NT, nd = col0 + 2 * tig * XD_I4M_NT;
-        if (DENSE) {
+        for (int u = 0; u < XD_I4M_U; ++u) {
+          const long p = p0 + (long)u * ks;
+          const int live = p < pieces;
+          const long kw = p * 128 + 32 * tig;
+          // A group holds whole pieces: p >> gsh for power-of-two groups, else a 32-bit division
+          // (a 64-bit one is a long instruction sequence in the loop; p < 2^32 for K below 2^39).
+          const long gi = gpow ? p >> gsh : (long)((uint)p / ppg);
+          // Column c of tile j is col0 + c * NT + j: a lane's B columns (c = g) are NT neighbours and
+          // its D columns (c = 2t, 2t + 1) 2 NT neighbours, so zero points and scales come in wide
+          // loads.
+          const long nb = col0 + g8 * XD_I4M_NT, nd = col0 + 2 * tig * XD_I4M_NT;
+          if (DENSE) {
 #pragma unroll
-          for (int j = 0; j < XD_I4M_NT; ++j)
-            q[u][j] = live ? xd_i4m_ldw(w + A.w_off + (nb + j) * half_k + kw / 2) : (uint4)(0u);
+            for (int j = 0; j < XD_I4M_NT; ++j)
+              q[u][j] = live ? xd_i4m_ldw(w + A.w_off + (nb + j) * half_k + kw / 2) : (uint4)(0u);
+#pragma unroll
+            for (int r = 0; r < 4; ++r) {
+              lo[u][r] = live ? *(__global const uint4*)(xb + xlo_c + 2 * (kw + 8 * r)) : (uint4)(0u);
+              hi[u][r] = HI && live ? *(__global const uint4*)(xb + xhi_c + 2 * (kw + 8 * r)) : (uint4)(0u);
+            }
+#if XD_I4M_OFFSET > 0
+            if (HI) xd_i4m_zeros(z + A.z_off + gi * A.n + nd, zdraw[u], 2 * XD_I4M_NT);
+#endif
+            xd_i4m_zeros(z + A.z_off + gi * A.n + nb, zraw[u], XD_I4M_NT);
+            xd_i4m_scales(s + A.s_off + gi * A.n + nd, sc[u], 2 * XD_I4M_NT);
+          } else {
+#pragma unroll
+            for (int j = 0; j < XD_I4M_NT; ++j) {
+              const int in = live && nb + j < A.n;
+              q[u][j] = in ? xd_i4_load16(w, A.w_off + (nb + j) * half_k + kw / 2) : (uint4)(0u);
+            }
+#pragma unroll
+            for (int r = 0; r < 4; ++r) {
+              lo[u][r] = live && g8 < rows ? xd_i4_load16(xb, xlo + 2 * (kw + 8 * r)) : (uint4)(0u);
+              hi[u][r] = HI && live && g8 + 8 < rows ? xd_i4_load16(xb, xhi + 2 * (kw + 8 * r)) : (uint4)(0u);
+            }
+            // Last: these convert what they load at once, which would hold back every later load.
+            xd_i4_zeros(z, A.z_off + gi * A.n + nb, live ? A.n - nb : 0, zf[u], XD_I4M_NT);
+            xd_i4_scales(s, A.s_off + gi * A.n + nd, live ? A.n - nd : 0, sc[u], 2 * XD_I4M_NT);
+          }
+        }
+#pragma unroll
+        for (int u = 0; u < XD_I4M_U; ++u) {
+          uint4 a[4], c[4];
 #pragma unroll
           for (int r = 0; r < 4; ++r) {
-            lo[u][r] = live ? *(__global const uint4*)(xb + xlo_c + 2 * (kw + 8 * r)) : (uint4)(0u);
-            hi[u][r] = HI && live ? *(__global const uint4*)(xb + xhi_c + 2 * (kw + 8 * r)) : (uint4)(0u);
+            a[r] = xd_i4m_xpairs(lo[u][r]);
+            c[r] = HI ? xd_i4m_xpairs(hi[u][r]) : (uint4)(0u);
           }
-          xd_i4m_zeros(z + A.z_off + gi * A.n + nb, zraw[u], XD_I4M_NT);
-          xd_i4m_scales(s + A.s_off + gi * A.n + nd, sc[u], 2 * XD_I4M_NT);
-        } else {
+          // Uses of the zero points only now: a use between two loads holds the later one back.
+          uint nz[XD_I4M_NT];
+#if XD_I4M_OFFSET > 0
+          if (off) {
+            // The tensor core takes base + q; the tile's sum is corrected by (base + zero) times the
+            // rows' input sums, which a product with a B of ones gives.
+            float4 rs = (float4)(0.0f);
+#pragma unroll
+            for (int r = 0; r < 4; ++r) {
+              rs = xd_i4m_mma(rs, a[r].s0, c[r].s0, a[r].s1, c[r].s1, XD_I4M_ONE, XD_I4M_ONE);
+              rs = xd_i4m_mma(rs, a[r].s2, c[r].s2, a[r].s3, c[r].s3, XD_I4M_ONE, XD_I4M_ONE);
+            }
+#pragma unroll
+            for (int j = 0; j < XD_I4M_NT; ++j) {
+              float4 t = (float4)(0.0f);
+              const uint words[4] = {q[u][j].s0, q[u][j].s1, q[u][j].s2, q[u][j].s3};
+#pragma unroll
+              for (int r = 0; r < 4; ++r) {
+                const uint v = words[r];
+                t = xd_i4m_mma(t, a[r].s0, c[r].s0, a[r].s1, c[r].s1, xd_i4m_offset_pair(v, 0, magic),
+                               xd_i4m_offset_pair(v, 1, magic));
+                t = xd_i4m_mma(t, a[r].s2, c[r].s2, a[r].s3, c[r].s3, xd_i4m_offset_pair(v, 2, magic),
+                               xd_i4m_offset_pair(v, 3, magic));
+              }
+              // Lane (g, t)'s columns 2t and 2t + 1 of tile j, as the scales below.
+              const float z0 = XD_I4M_BASE + xd_i4m_zero_at(zdraw[u], j);
+              const float z1 = XD_I4M_BASE + xd_i4m_zero_at(zdraw[u], XD_I4M_NT + j);
+              t = fma(-(float4)(z0, z1, z0, z1), (float4)(rs.s0, rs.s0, rs.s2, rs.s2), t);
+              const float s0 = sc[u][j], s1 = sc[u][XD_I4M_NT + j];
+              acc[j] = fma(t, (float4)(s0, s1, s0, s1), acc[j]);
+            }
+            continue;
+          }
+#endif
+          if (DENSE) {
+#pragma unroll
+            for (int j = 0; j < XD_I4M_NT; j += 4) xd_i4m_neg_zero4(zraw[u][j / 4], nz + j);
+          } else {
+#pragma unroll
+            for (int j = 0; j < XD_I4M_NT; ++j) nz[j] = xd_i4m_neg_zero(zf[u][j]);
+          }
 #pragma unroll
           for (int j = 0; j < XD_I4M_NT; ++j) {
-            const int in = live && nb + j < A.n;
-            q[u][j] = in ? xd_i4_load16(w, A.w_off + (nb + j) * half_k + kw / 2) : (uint4)(0u);
-          }
+            float4 t = (float4)(0.0f);
+            const uint words[4] = {q[u][j].s0, q[u][j].s1, q[u][j].s2, q[u][j].s3};
 #pragma unroll
-          for (int r = 0; r < 4; ++r) {
-            lo[u][r] = live && g8 < rows ? xd_i4_load16(xb, xlo + 2 * (kw + 8 * r)) : (uint4)(0u);
-            hi[u][r] = HI && live && g8 + 8 < rows ? xd_i4_load16(xb, xhi + 2 * (kw + 8 * r)) : (uint4)(0u);
+            for (int r = 0; r < 4; ++r) {
+              const uint v = words[r];
+              t = xd_i4m_mma(t, a[r].s0, c[r].s0, a[r].s1, c[r].s1, xd_i4m_pair(v, 0, nz[j], magic),
+                             xd_i4m_pair(v, 1, nz[j], magic));
+              t = xd_i4m_mma(t, a[r].s2, c[r].s2, a[r].s3, c[r].s3, xd_i4m_pair(v, 2, nz[j], magic),
+                             xd_i4m_pair(v, 3, nz[j], magic));
+            }
+            // Lane (g, t) holds rows g and g + 8 of tile columns 2t and 2t + 1: scale them.
+            const float s0 = sc[u][j], s1 = sc[u][XD_I4M_NT + j];
+            acc[j] = fma(t, (float4)(s0, s1, s0, s1), acc[j]);
           }
-          // Last: these convert what they load at once, which would hold back every later load.
-          xd_i4_zeros(z, A.z_off + gi * A.n + nb, live ? A.n - nb : 0, zf[u], XD_I4M_NT);
-          xd_i4_scales(s, A.s_off + gi * A.n + nd, live ? A.n - nd : 0, sc[u], 2 * XD_I4M_NT);
         }
       }
+#if XD_I4M_OFFSET > 0
+      // A sum that is not finite (a non-finite input, or base + q times an input past the float
+      // range) stays so to the end: the warp redoes its pieces by the exact route then.
+      int bad = 0;
 #pragma unroll
-      for (int u = 0; u < XD_I4M_U; ++u) {
-        uint4 a[4], c[4];
-#pragma unroll
-        for (int r = 0; r < 4; ++r) {
-          a[r] = xd_i4m_xpairs(lo[u][r]);
-          c[r] = HI ? xd_i4m_xpairs(hi[u][r]) : (uint4)(0u);
-        }
-        // Uses of the zero points only now: a use between two loads holds the later one back.
-        uint nz[XD_I4M_NT];
-        if (DENSE) {
-#pragma unroll
-          for (int j = 0; j < XD_I4M_NT; j += 4) xd_i4m_neg_zero4(zraw[u][j / 4], nz + j);
-        } else {
-#pragma unroll
-          for (int j = 0; j < XD_I4M_NT; ++j) nz[j] = xd_i4m_neg_zero(zf[u][j]);
-        }
-#pragma unroll
-        for (int j = 0; j < XD_I4M_NT; ++j) {
-          float4 t = (float4)(0.0f);
-          const uint words[4] = {q[u][j].s0, q[u][j].s1, q[u][j].s2, q[u][j].s3};
-#pragma unroll
-          for (int r = 0; r < 4; ++r) {
-            const uint v = words[r];
-            t = xd_i4m_mma(t, a[r].s0, c[r].s0, a[r].s1, c[r].s1, xd_i4m_pair(v, 0, nz[j], magic),
-                           xd_i4m_pair(v, 1, nz[j], magic));
-            t = xd_i4m_mma(t, a[r].s2, c[r].s2, a[r].s3, c[r].s3, xd_i4m_pair(v, 2, nz[j], magic),
-                           xd_i4m_pair(v, 3, nz[j], magic));
-          }
-          // Lane (g, t) holds rows g and g + 8 of tile columns 2t and 2t + 1: scale them.
-          const float s0 = sc[u][j], s1 = sc[u][XD_I4M_NT + j];
-          acc[j] = fma(t, (float4)(s0, s1, s0, s1), acc[j]);
-        }
-      }
+      for (int j = 0; j < XD_I4M_NT; ++j)
+        bad |= !isfinite(acc[j].s0) | !isfinite(acc[j].s1) | !isfinite(acc[j].s2) | !isfinite(acc[j].s3);
+      if (off && xd_i4m_warp_any(bad)) continue;
+#endif
+      break;
     }
     // The KS warps' sums, in warp order.
     barrier(CLK_LOCAL_MEM_FENCE);  // the previous block's readers are done

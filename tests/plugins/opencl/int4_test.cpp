@@ -49,6 +49,27 @@ TEST(OpenclInt4, WeightInt4MmMatchesTheCpu) {
     }
 }
 
+TEST(OpenclInt4, NonFiniteAndHugeInputsGiveTheCpusResults) {
+  // 16 rows, aligned operands and whole 32-column tiles: on NVIDIA GPUs the tensor-core kernel,
+  // whose bf16 route corrects an offset weight by the rows' input sums and must fall back to the
+  // exact route where those sums are not finite or could overflow (docs/ops/int4.md).
+  const Problem p{16, 512, 64, 128};
+  for (Dtype d : {Dtype::f16, Dtype::bf16}) {
+    auto in = operands(p, d, 41);
+    std::vector<double> x = in[0].to(Dtype::f64).to_vector<double>();
+    const double inf = std::numeric_limits<double>::infinity();
+    x[3 * 512 + 5] = inf;        // row 3: +Inf
+    x[7 * 512 + 300] = std::nan("");  // row 7: NaN
+    x[12 * 512 + 130] = -inf;    // row 12: -Inf
+    x[9 * 512 + 10] = d == Dtype::bf16 ? 1e37 : 6e4;  // row 9: finite; times 143 past the float range
+    in[0] = make(x, {p.m, p.k}, d);
+    EXPECT_TRUE(same_as_cpu(
+        in, [&](const std::vector<Tensor>& v) { return xd::weight_int4_mm(v[0], v[1], v[2], v[3], p.g); },
+        int4_tol(d)))
+        << name_of(d);
+  }
+}
+
 TEST(OpenclInt4, UnalignedWeightRowsStillLoad) {
   // A weight that is a slice starting one byte into its buffer: the 16-byte loads fall back (M = 1:
   // the general gemv rather than the aligned one).
