@@ -108,6 +108,24 @@ inline uint xd_i4m_pair(uint v, int i, uint neg_zero, uint magic) {
 // Zero point c of the bytes in zw, as a float.
 inline float xd_i4m_zero_at(const uint* zw, int c) { return (float)(char)(zw[c / 4] >> (8 * (c % 4))); }
 
+// One tile's product over a piece: the input pairs a (rows g) and c (rows g + 8) of its four
+// k-blocks by the weight word w's pairs, as q - zero (neg_zero: xd_i4m_neg_zero's) or, with
+// OFFSET, as base + q (the offset route).
+inline float4 xd_i4m_tile(const uint4* a, const uint4* c, uint4 w, uint neg_zero, uint magic, const int OFFSET) {
+  float4 t = (float4)(0.0f);
+  const uint words[4] = {w.s0, w.s1, w.s2, w.s3};
+#pragma unroll
+  for (int r = 0; r < 4; ++r) {
+    uint b[4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+      b[i] = OFFSET ? xd_i4m_offset_pair(words[r], i, magic) : xd_i4m_pair(words[r], i, neg_zero, magic);
+    t = xd_i4m_mma(t, a[r].s0, c[r].s0, a[r].s1, c[r].s1, b[0], b[1]);
+    t = xd_i4m_mma(t, a[r].s2, c[r].s2, a[r].s3, c[r].s3, b[2], b[3]);
+  }
+  return t;
+}
+
 // Eight consecutive inputs x0..x7 (two per word) as the pairs (x_i, x_i+4), matching the weight
 // pairs above.
 inline uint4 xd_i4m_xpairs(uint4 v) {
@@ -275,16 +293,7 @@ inline void xd_int4_mma(__global T* out, __global const T* x, __global const uch
             }
 #pragma unroll
             for (int j = 0; j < XD_I4M_NT; ++j) {
-              float4 t = (float4)(0.0f);
-              const uint words[4] = {q[u][j].s0, q[u][j].s1, q[u][j].s2, q[u][j].s3};
-#pragma unroll
-              for (int r = 0; r < 4; ++r) {
-                const uint v = words[r];
-                t = xd_i4m_mma(t, a[r].s0, c[r].s0, a[r].s1, c[r].s1, xd_i4m_offset_pair(v, 0, magic),
-                               xd_i4m_offset_pair(v, 1, magic));
-                t = xd_i4m_mma(t, a[r].s2, c[r].s2, a[r].s3, c[r].s3, xd_i4m_offset_pair(v, 2, magic),
-                               xd_i4m_offset_pair(v, 3, magic));
-              }
+              float4 t = xd_i4m_tile(a, c, q[u][j], 0u, magic, 1);
               // Lane (g, t)'s columns 2t and 2t + 1 of tile j, as the scales below.
               const float z0 = XD_I4M_BASE + xd_i4m_zero_at(zdraw[u], j);
               const float z1 = XD_I4M_BASE + xd_i4m_zero_at(zdraw[u], XD_I4M_NT + j);
@@ -304,16 +313,7 @@ inline void xd_int4_mma(__global T* out, __global const T* x, __global const uch
           }
 #pragma unroll
           for (int j = 0; j < XD_I4M_NT; ++j) {
-            float4 t = (float4)(0.0f);
-            const uint words[4] = {q[u][j].s0, q[u][j].s1, q[u][j].s2, q[u][j].s3};
-#pragma unroll
-            for (int r = 0; r < 4; ++r) {
-              const uint v = words[r];
-              t = xd_i4m_mma(t, a[r].s0, c[r].s0, a[r].s1, c[r].s1, xd_i4m_pair(v, 0, nz[j], magic),
-                             xd_i4m_pair(v, 1, nz[j], magic));
-              t = xd_i4m_mma(t, a[r].s2, c[r].s2, a[r].s3, c[r].s3, xd_i4m_pair(v, 2, nz[j], magic),
-                             xd_i4m_pair(v, 3, nz[j], magic));
-            }
+            const float4 t = xd_i4m_tile(a, c, q[u][j], nz[j], magic, 0);
             // Lane (g, t) holds rows g and g + 8 of tile columns 2t and 2t + 1: scale them.
             const float s0 = sc[u][j], s1 = sc[u][XD_I4M_NT + j];
             acc[j] = fma(t, (float4)(s0, s1, s0, s1), acc[j]);
