@@ -23,10 +23,6 @@ inline uint4 xd_philox4x32_10(ulong index, ulong seed) {
   return (uint4)(c0, c1, c2, c3);
 }
 
-inline long xd_random_offset(const xd_layout L, ulong i) {
-  return (L.ndim == 1) ? L.offset[0] + (long)i * L.stride[0][0] : xd_offset_of(L, 0, i);
-}
-
 #if XD_FLOATING
 // S.u = {seed, offset}; rand: S.f = {low, high - low} (rounded to float on the host), S.d = {low,
 // high}; randn: S.d = {mean, std}, S.f = the same in float.
@@ -47,7 +43,7 @@ __kernel void xd_rand(__global T* out, const xd_layout L, const xd_scalars S) {
     if (i >= (ulong)L.numel) break;
     const double u = ((double)(ws[2 * lane] >> 5) * 67108864.0 + (double)(ws[2 * lane + 1] >> 6)) *
                      (1.0 / 9007199254740992.0);
-    out[xd_random_offset(L, i)] = low + (high - low) * u;
+    out[xd_row_offset(L, 0, i)] = low + (high - low) * u;
   }
 #else
   const uint ws[4] = {w.s0, w.s1, w.s2, w.s3};
@@ -55,7 +51,7 @@ __kernel void xd_rand(__global T* out, const xd_layout L, const xd_scalars S) {
     const ulong i = j * 4 + lane;
     if (i >= (ulong)L.numel) break;
     const float u = (float)(ws[lane] >> 8) * (1.0f / 16777216.0f);
-    out[xd_random_offset(L, i)] = XD_ENC(S.f[0] + S.f[1] * u);
+    out[xd_row_offset(L, 0, i)] = XD_ENC(S.f[0] + S.f[1] * u);
   }
 #endif
 }
@@ -73,12 +69,12 @@ __kernel void xd_randn(__global T* out, const xd_layout L, const xd_scalars S) {
     const double u1 = ((double)(a >> 8) + 1.0) * (1.0 / 16777216.0);
     const double u2 = (double)(b >> 8) * (1.0 / 16777216.0);
     const double z = sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
-    out[xd_random_offset(L, i)] = XD_CAT(xd_from_d_, XD_DT)(as_double(S.d[0]) + as_double(S.d[1]) * z);
+    out[xd_row_offset(L, 0, i)] = XD_CAT(xd_from_d_, XD_DT)(as_double(S.d[0]) + as_double(S.d[1]) * z);
 #else
     const float u1 = ((float)(a >> 8) + 1.0f) * (1.0f / 16777216.0f);
     const float u2 = (float)(b >> 8) * (1.0f / 16777216.0f);
     const float z = sqrt(-2.0f * log(u1)) * cos(6.2831853f * u2);
-    out[xd_random_offset(L, i)] = XD_ENC(S.f[0] + S.f[1] * z);
+    out[xd_row_offset(L, 0, i)] = XD_ENC(S.f[0] + S.f[1] * z);
 #endif
   }
 }
