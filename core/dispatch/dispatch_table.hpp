@@ -8,6 +8,8 @@
 #include <xd/dtype.hpp>
 #include <xd/plugin_abi.h>
 
+#include "ops/op_count.hpp"
+
 #include <atomic>
 #include <string>
 #include <vector>
@@ -19,6 +21,7 @@ struct Backend;
 struct KernelEntry {
   xd_kernel_fn fn = nullptr;
   xd_kernel_supports_fn supports = nullptr;
+  xd_kernel_check_fn check = nullptr;  // ABI 1.2: preferred over `supports`, says why it declines
   void* user_data = nullptr;
   int32_t priority = 0;
   int64_t order = 0;  // global registration order
@@ -35,7 +38,7 @@ struct KernelEntry {
 class DispatchTable {
  public:
   using Slot = std::vector<const KernelEntry*>;
-  static constexpr int kOps = XD_OP_COUNT_V1_1;
+  static constexpr int kOps = kOpCount;
 
   DispatchTable();
   // A copy of `base` (may be null) with `added` inserted in priority order.

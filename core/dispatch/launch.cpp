@@ -12,6 +12,7 @@
 #include "util/log.hpp"
 
 #include <atomic>
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -36,13 +37,17 @@ void poison_outputs(DeviceRecord& dev, StreamState& stream, std::span<const Arg>
 }
 
 enum class Fallback { error, cpu };
+// XD_FALLBACK's value that sends missing kernels to the host CPU device: a device kind, as in
+// XD_DEVICES' `:cpu`, never a backend's name (the backend is whichever plugin declares
+// XD_PLUGIN_FLAG_HOST_REFERENCE).
+constexpr const char* kFallbackToHost = "cpu";
 
 // Read at the first missing kernel (the registry checked it when it started; a program may have
 // changed it since, e.g. xd-conform sets "error").
 Fallback fallback_mode() {
   static const Fallback mode = [] {
     check_fallback_setting();
-    return env("XD_FALLBACK").value_or("") == "cpu" ? Fallback::cpu : Fallback::error;
+    return env("XD_FALLBACK").value_or("") == kFallbackToHost ? Fallback::cpu : Fallback::error;
   }();
   return mode;
 }
@@ -81,6 +86,63 @@ xd_status workspace_fn(void* ctx, uint64_t nbytes, void** handle, uint64_t* offs
   } catch (const std::exception& e) {
     return make_host_api(nullptr).set_error(nullptr, XD_ERR_OUT_OF_MEMORY, e.what());
   }
+}
+
+// Why the kernels of a slot declined a call, kept for the error raised when every one declines.
+constexpr size_t kReasonSize = 192;
+constexpr int kMaxDeclines = 6;
+struct Declines {
+  struct Row {
+    const KernelEntry* kernel;
+    char reason[kReasonSize];
+  };
+  Row rows[kMaxDeclines];
+  int count = 0;
+  int dropped = 0;  // declines past kMaxDeclines (named in the error, reasons not kept)
+
+  // The buffer the next kernel's check() may write its reason into.
+  char* next() { return count < kMaxDeclines ? rows[count].reason : overflow; }
+  void record(const KernelEntry& e, const char* fixed_reason) {
+    char* r = next();
+    if (fixed_reason != nullptr) std::snprintf(r, kReasonSize, "%s", fixed_reason);
+    r[kReasonSize - 1] = '\0';
+    if (r[0] == '\0') std::snprintf(r, kReasonSize, "%s", "declined without giving a reason");
+    if (log_enabled(LogLevel::debug)) log(LogLevel::debug, e.name + " declined: " + r);
+    if (count < kMaxDeclines) {
+      rows[count++].kernel = &e;
+    } else {
+      ++dropped;
+    }
+  }
+  std::string text() const {
+    std::string s;
+    for (int i = 0; i < count; ++i) s += std::string(i ? "; " : "") + rows[i].kernel->name + ": " + rows[i].reason;
+    if (dropped > 0) s += "; and " + std::to_string(dropped) + " more";
+    return s;
+  }
+
+ private:
+  char overflow[kReasonSize];
+};
+
+// Whether kernel `e` takes the call; a decline is recorded with its reason.
+bool accepts(const KernelEntry& e, const xd_kernel_call& call, Declines& declines) {
+  if (!e.enabled.load(std::memory_order_relaxed)) {
+    declines.record(e, "disabled by xd::set_kernel_enabled");
+    return false;
+  }
+  if (e.check != nullptr) {
+    char* reason = declines.next();
+    reason[0] = '\0';
+    if (e.check(&call, reason, kReasonSize) != 0) return true;
+    declines.record(e, nullptr);
+    return false;
+  }
+  if (e.supports != nullptr && e.supports(&call) == 0) {
+    declines.record(e, "its supports() declined (it gives no reason: a plugin built before ABI 1.2)");
+    return false;
+  }
+  return true;
 }
 
 std::string registered_dtypes(xd_op op, const Backend& b) {
@@ -124,7 +186,7 @@ void run_on_cpu(xd_op op, Dtype key, DeviceRecord& dev, std::span<const Arg> inp
 }  // namespace
 
 void check_fallback_setting() {
-  check_choice("XD_FALLBACK", {"error", "cpu"},
+  check_choice("XD_FALLBACK", {"error", kFallbackToHost},
                {"a missing kernel is an error", "run missing kernels on the CPU backend"}, "error");
 }
 
@@ -180,10 +242,10 @@ void launch(xd_op op, Dtype key, DeviceRecord& dev, std::span<const Arg> inputs,
   call.workspace_ctx = &ws;
 
   const auto& slot = Registry::get().table().slot(op, b.type, key);
+  Declines declines;
   for (const KernelEntry* e : slot) {
-    if (!e->enabled.load(std::memory_order_relaxed)) continue;
     call.user_data = e->user_data;
-    if (e->supports != nullptr && e->supports(&call) == 0) continue;
+    if (!accepts(*e, call, declines)) continue;
     if (g_poison.load(std::memory_order_relaxed)) poison_outputs(dev, stream, outputs);
     e->calls.store(e->calls.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     const xd_status s = e->fn(&call);
@@ -200,7 +262,7 @@ void launch(xd_op op, Dtype key, DeviceRecord& dev, std::span<const Arg> inputs,
   }
 
   const char* name = op_schema(op).name;
-  if (fallback_mode() == Fallback::cpu && b.name != "cpu") {
+  if (fallback_mode() == Fallback::cpu && (b.flags & XD_PLUGIN_FLAG_HOST_REFERENCE) == 0) {
     g_fallbacks.fetch_add(1, std::memory_order_relaxed);
     log_once(LogLevel::warn, std::string("fallback:") + name + ":" + b.name + ":" + dtype_name(key),
              std::string(name) + " has no " + b.name + " kernel for " + dtype_name(key) +
@@ -208,12 +270,8 @@ void launch(xd_op op, Dtype key, DeviceRecord& dev, std::span<const Arg> inputs,
     run_on_cpu(op, key, dev, inputs, outputs, attrs);
     return;
   }
-  std::string why = slot.empty() ? std::string("no kernel is registered")
-                                 : "every registered kernel declined this call (";
-  if (!slot.empty()) {
-    for (size_t i = 0; i < slot.size(); ++i) why += (i ? ", " : "") + slot[i]->name;
-    why += ")";
-  }
+  const std::string why = slot.empty() ? std::string("no kernel is registered")
+                                       : "every registered kernel declined this call (" + declines.text() + ")";
   throw NotImplementedError(std::string(name) + " on backend '" + b.name + "' with dtype " + dtype_name(key) + ": " +
                             why + ". Dtypes with " + name + " kernels on '" + b.name +
                             "': " + registered_dtypes(op, b) +

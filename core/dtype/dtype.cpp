@@ -1,4 +1,5 @@
 #include <xd/dtype.hpp>
+#include <xd/dtype_set.hpp>
 #include <xd/error.hpp>
 
 #include <string>
@@ -8,10 +9,9 @@ namespace xd {
 namespace {
 constexpr const char* kNames[kNumDtypes] = {"f64", "f32", "f16", "bf16", "i8", "u8",
                                             "i32", "i64", "bool", "f8e4m3fn", "f8e5m2"};
-constexpr size_t kSizes[kNumDtypes] = {8, 4, 2, 2, 1, 1, 4, 8, 1, 1, 1};
 }  // namespace
 
-size_t itemsize(Dtype d) noexcept { return kSizes[static_cast<int>(d)]; }
+size_t itemsize(Dtype d) noexcept { return static_cast<size_t>(dtype_size(d)); }
 const char* dtype_name(Dtype d) noexcept {
   const int i = static_cast<int>(d);
   return (i >= 0 && i < kNumDtypes) ? kNames[i] : "invalid";
@@ -25,12 +25,8 @@ Dtype parse_dtype(std::string_view name) {
   throw ValueError("unknown dtype '" + std::string(name) + "'; expected one of: " + valid);
 }
 
-bool is_fp8(Dtype d) noexcept { return d == Dtype::f8e4m3fn || d == Dtype::f8e5m2; }
-bool is_floating(Dtype d) noexcept {
-  return d == Dtype::f64 || d == Dtype::f32 || d == Dtype::f16 || d == Dtype::bf16 || is_fp8(d);
-}
-bool is_integral(Dtype d) noexcept {
-  return d == Dtype::i8 || d == Dtype::u8 || d == Dtype::i32 || d == Dtype::i64;
-}
+bool is_fp8(Dtype d) noexcept { return dtypes::fp8.contains(d); }
+bool is_floating(Dtype d) noexcept { return dtypes::floating.contains(d); }
+bool is_integral(Dtype d) noexcept { return dtypes::integral.contains(d); }
 
 }  // namespace xd

@@ -16,9 +16,8 @@ namespace detail {
 
 namespace {
 
-constexpr uint32_t kInt4MmDtypes =
-    (1u << static_cast<int>(Dtype::f32)) | (1u << static_cast<int>(Dtype::f16)) | (1u << static_cast<int>(Dtype::bf16));
-constexpr uint32_t kQuantizeDtypes = (1u << static_cast<int>(Dtype::f32)) | (1u << static_cast<int>(Dtype::bf16));
+constexpr DtypeSet kInt4MmDtypes = {Dtype::f32, Dtype::f16, Dtype::bf16};
+constexpr DtypeSet kQuantizeDtypes = {Dtype::f32, Dtype::bf16};
 
 std::string str(int64_t v) { return std::to_string(v); }
 

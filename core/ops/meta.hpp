@@ -2,6 +2,7 @@
 // the op, the argument, what was expected and what was given.
 #pragma once
 
+#include <xd/dtype_set.hpp>
 #include <xd/error.hpp>
 #include <xd/tensor.hpp>
 
@@ -13,22 +14,20 @@
 
 namespace xd::detail {
 
-enum DtypeSet : uint32_t {
-  kFloat = (1u << 0) | (1u << 1) | (1u << 2) | (1u << 3),           // f64 f32 f16 bf16
-  kNumeric = kFloat | (1u << 4) | (1u << 5) | (1u << 6) | (1u << 7),  // + i8 u8 i32 i64
-  kNumericBool = kNumeric | (1u << 8),
-  kAll = (1u << kNumDtypes) - 1,
-};
+// The named sets of include/xd/dtype_set.hpp, under the short names the meta functions use.
+inline constexpr DtypeSet kFloat = dtypes::compute_floating;  // f64 f32 f16 bf16
+inline constexpr DtypeSet kNumeric = dtypes::numeric;         // + i8 u8 i32 i64
+inline constexpr DtypeSet kNumericBool = dtypes::numeric_bool;
+inline constexpr DtypeSet kAll = dtypes::all;
 
-inline std::string dtype_set_str(uint32_t set) {
+inline std::string dtype_set_str(DtypeSet set) {
   std::string s;
-  for (int d = 0; d < kNumDtypes; ++d)
-    if (set & (1u << d)) s += std::string(s.empty() ? "" : ", ") + dtype_name(static_cast<Dtype>(d));
+  set.for_each([&](xd_dtype d) { s += std::string(s.empty() ? "" : ", ") + dtype_name(static_cast<Dtype>(d)); });
   return s;
 }
 
-inline void check_dtype(const char* op, const char* arg, Dtype d, uint32_t set) {
-  if ((set & (1u << static_cast<int>(d))) == 0)
+inline void check_dtype(const char* op, const char* arg, Dtype d, DtypeSet set) {
+  if (!set.contains(d))
     throw DtypeError(std::string(op) + ": argument '" + arg + "' has dtype " + dtype_name(d) + ", but " + op +
                      " takes " + dtype_set_str(set) + (set == kFloat ? " (convert with .to(xd::Dtype::f32))" : ""));
 }

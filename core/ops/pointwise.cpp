@@ -19,7 +19,7 @@ namespace detail {
 
 namespace {
 
-uint32_t binary_dtypes(xd_op op) {
+DtypeSet binary_dtypes(xd_op op) {
   switch (op) {
     case XD_OP_DIV: return kFloat;
     case XD_OP_EQ: return kNumericBool;
@@ -27,7 +27,7 @@ uint32_t binary_dtypes(xd_op op) {
   }
 }
 
-uint32_t unary_dtypes(xd_op op) { return (op == XD_OP_NEG || op == XD_OP_ABS || op == XD_OP_RELU) ? kNumeric : kFloat; }
+DtypeSet unary_dtypes(xd_op op) { return (op == XD_OP_NEG || op == XD_OP_ABS || op == XD_OP_RELU) ? kNumeric : kFloat; }
 
 xd_attrs_scalar alpha_attr(const char* op, const Tensor& a, double alpha) {
   xd_attrs_scalar s{};

@@ -16,9 +16,8 @@ namespace detail {
 
 namespace {
 
-constexpr uint32_t bit(Dtype d) { return 1u << static_cast<int>(d); }
-constexpr uint32_t kFp8 = bit(Dtype::f8e4m3fn) | bit(Dtype::f8e5m2);
-constexpr uint32_t kScaledOut = bit(Dtype::f32) | bit(Dtype::f16) | bit(Dtype::bf16);
+constexpr DtypeSet kFp8 = dtypes::fp8;
+constexpr DtypeSet kScaledOut = {Dtype::f32, Dtype::f16, Dtype::bf16};
 
 // Both operands 2-d on one device, a's columns matching b's rows.
 void check_operands(const char* op, const TensorImpl& a, const TensorImpl& b) {
@@ -40,8 +39,8 @@ void check_scales(const char* op, const TensorImpl& a, const TensorImpl& b, cons
                   const TensorImpl& sb) {
   check_same_device(op, "scale_a", sa, "self", a);
   check_same_device(op, "scale_b", sb, "self", a);
-  check_dtype(op, "scale_a", sa.dtype, bit(Dtype::f32));
-  check_dtype(op, "scale_b", sb.dtype, bit(Dtype::f32));
+  check_dtype(op, "scale_a", sa.dtype, DtypeSet{Dtype::f32});
+  check_dtype(op, "scale_b", sb.dtype, DtypeSet{Dtype::f32});
   const int64_t m = a.sizes[0], n = b.sizes[1];
   const bool tensorwise = sa.numel == 1 && sb.numel == 1 && sa.ndim <= 2 && sb.ndim <= 2;
   const bool rowwise = has_shape(sa, {m, 1}) && has_shape(sb, {1, n});
@@ -69,8 +68,8 @@ MetaResult meta_int_mm(const MetaArgs& m) {
   const char* op = "int_mm";
   const TensorImpl& ia = checked_impl(*m.inputs[0], op, "self");
   const TensorImpl& ib = checked_impl(*m.inputs[1], op, "mat2");
-  check_dtype(op, "self", ia.dtype, bit(Dtype::i8));
-  check_dtype(op, "mat2", ib.dtype, bit(Dtype::i8));
+  check_dtype(op, "self", ia.dtype, DtypeSet{Dtype::i8});
+  check_dtype(op, "mat2", ib.dtype, DtypeSet{Dtype::i8});
   check_operands(op, ia, ib);
   MetaResult r;
   r.device = &ia.device_record();
@@ -89,7 +88,7 @@ MetaResult meta_scaled_mm(const MetaArgs& m) {
   const TensorImpl& isb = checked_impl(*m.inputs[3], op, "scale_b");
   check_dtype(op, "self", ia.dtype, kFp8);
   check_dtype(op, "mat2", ib.dtype, kFp8);
-  if ((kScaledOut & bit(out_dtype)) == 0)
+  if (!kScaledOut.contains(out_dtype))
     throw DtypeError(std::string(op) + ": out_dtype " + dtype_name(out_dtype) + " is not supported; use " +
                      dtype_set_str(kScaledOut));
   check_operands(op, ia, ib);

@@ -28,7 +28,7 @@ Arg rank1_if_scalar(Arg a) {
   return a;
 }
 
-uint32_t reduce_dtypes(xd_op op) { return op == XD_OP_MEAN ? kFloat : kNumeric; }
+DtypeSet reduce_dtypes(xd_op op) { return op == XD_OP_MEAN ? kFloat : kNumeric; }
 // amax, amin and argmax have no identity: reducing an empty dim is an error.
 bool needs_nonempty(xd_op op) { return op == XD_OP_AMAX || op == XD_OP_AMIN || op == XD_OP_ARGMAX; }
 

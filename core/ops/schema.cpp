@@ -14,9 +14,9 @@ AttrsInfo at() {
   return attrs_info<A, K>();
 }
 
-const std::array<OpSchema, XD_OP_COUNT_V1_1>& schemas() {
+const std::array<OpSchema, kOpCount>& schemas() {
   // clang-format off
-  static const std::array<OpSchema, XD_OP_COUNT_V1_1> s = {{
+  static const std::array<OpSchema, kOpCount> s = {{
       {XD_OP_FILL, "fill", OpKind::fill, {}, {"out"}, meta_fill, at<FillAttrs, xd_attrs_scalar>()},
       {XD_OP_ARANGE, "arange", OpKind::arange, {}, {"out"}, meta_arange, at<ArangeAttrs, xd_attrs_arange>()},
       {XD_OP_RAND, "rand", OpKind::random, {}, {"out"}, meta_random, at<RandomAttrs, xd_attrs_random>()},
@@ -127,7 +127,7 @@ const char* op_kind_name(OpKind kind) noexcept {
 
 std::vector<OpSchema> op_schemas() {
   std::vector<OpSchema> out;
-  for (int op = 0; op < XD_OP_COUNT_V1_1; ++op) {
+  for (int op = 0; op < detail::kOpCount; ++op) {
     const detail::OpSchema& s = detail::op_schema(op);
     OpSchema o;
     o.op = op;

@@ -11,6 +11,7 @@
 #include <xd/schema.hpp>
 
 #include "ops/attrs.hpp"
+#include "ops/op_count.hpp"
 #include "ops/op_meta.hpp"
 
 #include <initializer_list>
@@ -50,7 +51,7 @@ struct OpSchema {
   uint32_t optional_outputs = 0;  // bit i: output i may be absent
 };
 
-const OpSchema& op_schema(int op);               // op in [0, XD_OP_COUNT_V1_1)
+const OpSchema& op_schema(int op);               // op in [0, kOpCount)
 const OpSchema* find_op(std::string_view name);  // nullptr when unknown
 
 // Throws xd::Error ("internal error") when a call does not match its schema's attribute struct

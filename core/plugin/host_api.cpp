@@ -1,5 +1,6 @@
 #include "plugin/host_api.hpp"
 
+#include "ops/op_count.hpp"
 #include "util/log.hpp"
 
 #include <atomic>
@@ -31,7 +32,7 @@ xd_status host_register_kernel(void* ctx, const xd_kernel_desc* desc) {
   if (!c->registration_open) return reject("register_kernel called outside xd_plugin_init");
   if (desc == nullptr || desc->struct_size < offsetof(xd_kernel_desc, priority))
     return reject("register_kernel: descriptor is null or too small");
-  if (desc->op < 0 || desc->op >= XD_OP_COUNT_V1_1)
+  if (desc->op < 0 || desc->op >= kOpCount)
     return reject("register_kernel: unknown op id " + std::to_string(desc->op));
   if (desc->dtype < 0 || desc->dtype >= XD_DTYPE_COUNT_V1)
     return reject("register_kernel: unknown dtype id " + std::to_string(desc->dtype));
@@ -39,6 +40,7 @@ xd_status host_register_kernel(void* ctx, const xd_kernel_desc* desc) {
   auto* e = new KernelEntry;  // lives for the process, like the plugin
   e->fn = desc->fn;
   e->supports = desc->supports;
+  e->check = XD_STRUCT_HAS(desc, xd_kernel_desc, check) ? desc->check : nullptr;
   e->user_data = desc->user_data;
   e->priority = XD_STRUCT_HAS(desc, xd_kernel_desc, priority) ? desc->priority : 0;
   e->order = g_order.fetch_add(1);

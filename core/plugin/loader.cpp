@@ -1,6 +1,9 @@
 #include "plugin/loader.hpp"
 
+#include "registry/device_spec.hpp"
 #include "util/env.hpp"
+
+#include <xd/plugin.hpp>
 
 #define BOOST_DLL_USE_STD_FS
 #include <boost/dll/runtime_symbol_info.hpp>
@@ -24,12 +27,7 @@ namespace xd::detail {
 
 namespace {
 
-bool valid_name(const char* n) {
-  if (n == nullptr || *n < 'a' || *n > 'z') return false;
-  for (const char* p = n; *p != '\0'; ++p)
-    if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_')) return false;
-  return std::strlen(n) <= 32;
-}
+bool valid_name(const char* n) { return n != nullptr && valid_backend_name(n); }
 
 // "libfoo.so.1: cannot open shared object file: No such file or directory" -> "libfoo.so.1".
 std::string missing_dependency(const std::string& dl_error, const std::string& path) {
@@ -39,6 +37,48 @@ std::string missing_dependency(const std::string& dl_error, const std::string& p
   std::string lib = dl_error.substr(0, pos);
   if (lib == path || fs::path(lib).filename() == fs::path(path).filename()) return {};
   return lib;
+}
+
+const char* kind_text(int32_t kind) {
+  switch (kind) {
+    case XD_OPTION_TEXT: return "text";
+    case XD_OPTION_INTEGER: return "integer";
+    case XD_OPTION_FLAG: return "flag";
+    case XD_OPTION_CHOICE: return "choice";
+    case XD_OPTION_INTEGERS: return "integers";
+    default: return "?";
+  }
+}
+
+// The query's ABI 1.2 fields: family and declared options. Returns a reason when one is malformed.
+std::string read_declarations(const xd_plugin_info& info, LoadReportRow& row) {
+  if (XD_STRUCT_HAS(&info, xd_plugin_info, family) && info.family != nullptr) {
+    if (!valid_name(info.family)) return "xd_plugin_query gave an invalid family name (want [a-z][a-z0-9_]*, at most 32 chars)";
+    if (std::strcmp(info.family, info.name) == 0) return "xd_plugin_query gave a family named like the backend itself";
+    row.family = info.family;
+  }
+  if (!XD_STRUCT_HAS(&info, xd_plugin_info, option_count) || info.option_count == 0) return {};
+  if (info.option_count < 0 || info.option_count > 256 || info.options == nullptr)
+    return "xd_plugin_query declared " + std::to_string(info.option_count) + " options without a valid array";
+  for (int32_t i = 0; i < info.option_count; ++i) {
+    const xd_option_desc& o = info.options[i];
+    const std::string which = "option " + std::to_string(i) + (o.name != nullptr ? " (" + std::string(o.name) + ")" : "");
+    if (o.struct_size < offsetof(xd_option_desc, doc) + sizeof o.doc)
+      return "xd_plugin_query: " + which + " has struct_size " + std::to_string(o.struct_size) +
+             ", smaller than an ABI 1.2 xd_option_desc";
+    if (o.name == nullptr || std::strncmp(o.name, "XD_", 3) != 0)
+      return "xd_plugin_query: " + which + " is not named XD_*";
+    PluginOption p;
+    p.name = o.name;
+    p.kind = kind_text(o.kind);
+    p.accepted = plugin::accepted_text(o);  // the words the plugin's own warnings use
+    if (p.accepted.empty())
+      return "xd_plugin_query: " + which + " has an invalid declaration (kind, bounds or choices)";
+    p.default_value = o.default_value != nullptr ? o.default_value : "";
+    p.doc = o.doc != nullptr ? o.doc : "";
+    row.options.push_back(std::move(p));
+  }
+  return {};
 }
 
 }  // namespace
@@ -124,6 +164,11 @@ OpenedPlugin open_plugin(const std::string& path) {
   if (!valid_name(out.info.name)) {
     out.row.status = LoadStatus::init_failed;
     out.row.reason = "xd_plugin_query gave an invalid backend name (want [a-z][a-z0-9_]*, at most 32 chars)";
+    return out;
+  }
+  if (std::string why = read_declarations(out.info, out.row); !why.empty()) {
+    out.row.status = LoadStatus::init_failed;
+    out.row.reason = why;
     return out;
   }
   out.row.status = LoadStatus::loaded;

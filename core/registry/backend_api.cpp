@@ -5,6 +5,7 @@
 
 #include "dispatch/dispatch_table.hpp"
 #include "ops/schema.hpp"
+#include "registry/device_spec.hpp"
 #include "registry/registry.hpp"
 
 #include <algorithm>
@@ -13,6 +14,15 @@
 namespace xd {
 
 using detail::Registry;
+
+namespace {
+// The loaded backends' names, for messages: "cpu, opencl", or "none".
+std::string available_names() {
+  std::string avail;
+  for (const auto& bi : backends()) avail += (avail.empty() ? "" : ", ") + bi.name;
+  return avail.empty() ? std::string("none") : avail;
+}
+}  // namespace
 
 const char* load_status_name(LoadStatus s) noexcept {
   switch (s) {
@@ -61,7 +71,8 @@ std::vector<BackendInfo> backends() {
   std::vector<BackendInfo> out;
   for (int i = 0; i < r.backend_count(); ++i) {
     const auto* b = r.backend(static_cast<int16_t>(i));
-    out.push_back({b->name, b->type, static_cast<int>(b->devices.size()), b->path, b->version, b->abi});
+    out.push_back({b->name, b->type, static_cast<int>(b->devices.size()), b->path, b->version, b->abi, b->family,
+                   (b->flags & XD_PLUGIN_FLAG_HOST_REFERENCE) != 0});
   }
   return out;
 }
@@ -90,30 +101,22 @@ bool set_kernel_enabled(const std::string& name, bool enabled) {
 
 std::vector<std::string> op_names() {
   std::vector<std::string> out;
-  for (int i = 0; i < XD_OP_COUNT_V1_1; ++i) out.emplace_back(detail::op_schema(i).name);
+  for (int i = 0; i < detail::kOpCount; ++i) out.emplace_back(detail::op_schema(i).name);
   return out;
 }
 
 // ------------------------------------------------------------------ Device
 Device Device::parse(std::string_view text) {
   const std::string s(text);
-  const auto colon = s.find(':');
-  const std::string name = s.substr(0, colon);
-  int index = 0;
-  if (colon != std::string::npos) {
-    const std::string idx = s.substr(colon + 1);
-    if (idx.empty() || idx.size() > 4 || idx.find_first_not_of("0123456789") != std::string::npos)
-      throw ValueError("bad device '" + s + "': expected NAME or NAME:INDEX, e.g. 'opencl:1'");
-    index = std::stoi(idx);
-  }
+  const auto spec = detail::parse_device_spec(s);
+  if (!spec) throw ValueError("bad device '" + s + "': expected NAME or NAME:INDEX, INDEX a device number (0-9999)");
+  const std::string& name = spec->name;
+  const int index = spec->index;
   Registry& r = Registry::get();
   detail::Backend* b = r.find(name);
-  if (b == nullptr) {
-    std::string avail;
-    for (const auto& bi : backends()) avail += (avail.empty() ? "" : ", ") + bi.name;
-    throw BackendError("backend '" + name + "' is not available (available: " + (avail.empty() ? "none" : avail) +
+  if (b == nullptr)
+    throw BackendError("backend '" + name + "' is not available (available: " + available_names() +
                        ").\n\nLoad report:\n" + format_load_report());
-  }
   if (static_cast<size_t>(index) >= b->devices.size())
     throw DeviceError("device " + s + " does not exist; backend '" + name + "' has " +
                       std::to_string(b->devices.size()) + " visible device(s)");
@@ -141,8 +144,13 @@ std::vector<Device> devices() {
 }
 
 Device cpu() {
-  static const Device d = Device::parse("cpu");
-  return d;
+  Registry& r = Registry::get();
+  const detail::DeviceRecord* host = r.host_reference();
+  if (host == nullptr)
+    throw BackendError("no host CPU device: no loaded plugin declares itself the host reference "
+                       "(XD_PLUGIN_FLAG_HOST_REFERENCE; the CPU plugin does). Available backends: " +
+                       available_names() + ".\n\nLoad report:\n" + format_load_report());
+  return host->device;
 }
 
 }  // namespace xd

@@ -2,22 +2,10 @@
 
 #include <xd/error.hpp>
 
+#include "registry/device_spec.hpp"
 #include "util/env.hpp"
 
-#include <cctype>
-
 namespace xd::detail {
-
-namespace {
-bool valid_backend(const std::string& s) {
-  if (s == "*") return true;
-  if (s.empty() || !std::islower(static_cast<unsigned char>(s[0]))) return false;
-  for (char c : s)
-    if (!(std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '_'))
-      return false;
-  return true;
-}
-}  // namespace
 
 DeviceFilter::DeviceFilter(const std::string& spec) : spec_(spec) {
   for (const std::string& raw : split(spec, ";,")) {
@@ -27,25 +15,20 @@ DeviceFilter::DeviceFilter(const std::string& spec) : spec_(spec) {
       t.exclude = true;
       s = s.substr(1);
     }
-    const auto colon = s.find(':');
-    t.backend = s.substr(0, colon);
+    const NameAndQualifier nq = split_qualifier(s);
+    t.backend = nq.name;
     auto bad = [&](const std::string& why) {
       throw ValueError("XD_DEVICES='" + spec + "': term '" + raw + "' " + why +
                        "; expected [!]BACKEND[:INDEX|:cpu|:gpu|:accelerator], e.g. 'opencl:gpu;!opencl:cpu'");
     };
-    if (!valid_backend(t.backend)) bad("has no valid backend name");
-    if (colon != std::string::npos) {
-      const std::string q = s.substr(colon + 1);
-      if (q == "cpu") {
-        t.kind = DeviceKind::cpu;
-      } else if (q == "gpu") {
-        t.kind = DeviceKind::gpu;
-      } else if (q == "accelerator") {
-        t.kind = DeviceKind::accelerator;
-      } else if (!q.empty() && q.size() <= 4 && q.find_first_not_of("0123456789") == std::string::npos) {
-        t.index = std::stoi(q);
+    if (t.backend != "*" && !valid_backend_name(t.backend)) bad("has no valid backend name");
+    if (nq.qualifier) {
+      if (const auto kind = parse_device_kind(*nq.qualifier)) {
+        t.kind = *kind;
+      } else if (const auto index = parse_device_index(*nq.qualifier)) {
+        t.index = *index;
       } else {
-        bad("has a bad qualifier '" + q + "'");
+        bad("has a bad qualifier '" + *nq.qualifier + "'");
       }
     }
     terms_.push_back(t);

@@ -149,6 +149,15 @@ LoadReportRow Registry::load(const std::string& path) {
   return load_locked(path);
 }
 
+const DeviceRecord* Registry::host_reference() const {
+  const int n = backend_count();
+  for (int i = 0; i < n; ++i) {
+    const Backend& b = *backends_[static_cast<size_t>(i)];
+    if ((b.flags & XD_PLUGIN_FLAG_HOST_REFERENCE) != 0 && !b.devices.empty()) return b.devices.front().get();
+  }
+  return nullptr;
+}
+
 Backend* Registry::find(const std::string& name) const {
   const int n = backend_count();
   for (int i = 0; i < n; ++i)
@@ -204,6 +213,12 @@ LoadReportRow Registry::load_locked(const std::string& path) {
   backend->path = path;
   backend->version = row.version;
   backend->abi = row.abi;
+  backend->family = row.family;
+  if (XD_STRUCT_HAS(&op.info, xd_plugin_info, flags)) {
+    backend->family_preference = op.info.family_preference;
+    backend->family_kinds = op.info.family_kinds;
+    backend->flags = op.info.flags;
+  }
   auto* hctx = new HostContext();
   hctx->backend = backend;
   hctx->plugin_name = row.name;

@@ -74,6 +74,11 @@ struct Backend {
   int16_t type = -1;
   HostContext* host_context = nullptr;
   std::string name, path, version, abi;
+  // What the plugin declared in its query (ABI 1.2; zero for older plugins).
+  std::string family;
+  int32_t family_preference = 0;
+  uint32_t family_kinds = 0;  // xd_device_kind bits XD_BACKEND=<family> may pick
+  uint32_t flags = 0;         // XD_PLUGIN_FLAG_*
   xd_plugin_api api{};
   xd_host_api host{};
   std::vector<std::unique_ptr<DeviceRecord>> devices;  // visible devices, in visible order
@@ -99,6 +104,10 @@ class Registry {
     return *b->devices[static_cast<size_t>(d.index())];
   }
   const DispatchTable& table() const { return *table_.load(std::memory_order_acquire); }
+
+  // The first device of the first loaded backend that declares XD_PLUGIN_FLAG_HOST_REFERENCE;
+  // nullptr when none does.
+  const DeviceRecord* host_reference() const;
 
   LoadReportRow load(const std::string& path);
   std::vector<LoadReportRow> report() const;

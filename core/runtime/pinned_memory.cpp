@@ -86,7 +86,7 @@ DeviceRecord& default_pinned_target() {
   std::string loaded;
   for (const BackendInfo& b : backends()) loaded += (loaded.empty() ? "" : ", ") + b.name;
   throw NotImplementedError("pin_memory: no visible device has pinned host memory (loaded backends: " + loaded +
-                            "); it needs a backend whose plugin provides host_alloc, such as opencl or levelzero");
+                            "); it needs a backend whose plugin provides host_alloc (xd_plugin_api), as the XPU backends do");
 }
 
 }  // namespace

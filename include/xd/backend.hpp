@@ -30,6 +30,16 @@ enum class LoadStatus {
 };
 const char* load_status_name(LoadStatus s) noexcept;  // "loaded", "not found", ...
 
+// A setting a plugin reads from the environment, as the plugin declared it (xd_option_desc in
+// plugin_abi.h; parsed inside the plugin by include/xd/plugin.hpp). xd-info lists them.
+struct PluginOption {
+  std::string name;           // the environment variable, e.g. XD_OPENCL_INT4_MMA
+  std::string kind;           // "text", "integer", "flag", "choice" or "integers"
+  std::string accepted;       // the accepted values in words: "1..64", "0 or 1", "kernel", "any text", ...
+  std::string default_value;  // as a user would write it; empty when the default is "unset"
+  std::string doc;            // what it does, when it is read, what an invalid value does
+};
+
 struct LoadReportRow {
   std::string path;
   std::string name;  // empty when the query never answered
@@ -37,6 +47,11 @@ struct LoadReportRow {
   std::string reason;
   std::string abi;      // "1.0" as the plugin declared it, empty when unknown
   std::string version;  // the plugin's own version
+  // From the query (ABI 1.2), also for a plugin that then failed to initialise: the family it
+  // belongs to (XD_BACKEND=<family> picks the best device of the family; empty: none) and the
+  // settings it reads.
+  std::string family;
+  std::vector<PluginOption> options;
 };
 
 // One row for every candidate seen so far, in the order they were tried.
@@ -51,6 +66,8 @@ struct BackendInfo {
   std::string path;
   std::string version;
   std::string abi;
+  std::string family;          // the family the plugin declared; empty for none
+  bool host_reference = false;  // the plugin declared XD_PLUGIN_FLAG_HOST_REFERENCE
 };
 std::vector<BackendInfo> backends();  // loaded backends only
 

@@ -53,12 +53,14 @@ class Device {
   int16_t index_ = 0;
 };
 
-// The device XD_BACKEND selects (cpu when unset), resolved once. Throws BackendError naming the
-// available backends and embedding the load report when XD_BACKEND is unknown or unavailable.
+// The device XD_BACKEND selects (xd::cpu() when unset), resolved once. Throws BackendError naming
+// the available backends and embedding the load report when XD_BACKEND is unknown or unavailable.
 Device default_device();
 // Every visible device (after XD_DEVICES filtering), in backend load order.
 std::vector<Device> devices();
-// Shorthand for Device::parse("cpu").
+// The host CPU device: the first device of the backend that declares itself the host reference
+// (XD_PLUGIN_FLAG_HOST_REFERENCE; the CPU plugin, "cpu:0"). Throws BackendError, embedding the
+// load report, when no loaded backend declares it.
 Device cpu();
 
 }  // namespace xd

@@ -38,7 +38,7 @@ extern "C" {
 #endif
 
 #define XD_ABI_MAJOR 1
-#define XD_ABI_MINOR 1
+#define XD_ABI_MINOR 2
 
 #define XD_PLUGIN_QUERY_SYMBOL "xd_plugin_query"
 #define XD_PLUGIN_INIT_SYMBOL "xd_plugin_init"
@@ -261,6 +261,13 @@ typedef struct xd_kernel_call {
 typedef xd_status (*xd_kernel_fn)(const xd_kernel_call *call);
 /* Returns non-zero when the kernel accepts this call. Must be cheap and side-effect free. */
 typedef int (*xd_kernel_supports_fn)(const xd_kernel_call *call);
+/* ABI 1.2: `supports` that says why it declines. Returns non-zero to accept the call. To decline
+ * it returns 0 and writes a NUL-terminated reason of at most `reason_size` bytes (truncated, never
+ * longer) into `reason`, naming what the call has that the kernel does not take, e.g.
+ * "f64 on a device without cl_khr_fp64". The host logs the reason (XD_LOG=debug) and puts it into
+ * the NotImplementedError it raises when every kernel of the slot declines. `reason` is never NULL
+ * and `reason_size` is at least 64. Must be cheap, thread-safe and free of other side effects. */
+typedef int32_t (*xd_kernel_check_fn)(const xd_kernel_call *call, char *reason, size_t reason_size);
 
 typedef struct xd_kernel_desc {
   size_t struct_size;
@@ -271,6 +278,9 @@ typedef struct xd_kernel_desc {
   xd_kernel_supports_fn supports; /* NULL: accepts every call */
   void *user_data;
   int32_t priority; /* higher is tried first; equal priorities keep registration order */
+  /* ABI 1.2. NULL: `supports` decides (or the kernel accepts every call). Set: the host calls it
+   * instead of `supports`. */
+  xd_kernel_check_fn check;
 } xd_kernel_desc;
 
 /* ---------------------------------------------------------------- the host's side */
@@ -318,6 +328,41 @@ typedef struct xd_device_properties {
   uint32_t max_work_group_size; /* 0 where meaningless */
 } xd_device_properties;
 
+/* A setting the plugin reads from the environment (ABI 1.2), declared so that the host can list
+ * it (xd-info) and a plugin can parse it the one way include/xd/plugin.hpp does. Every string
+ * lives for the process. The value is read with secure_getenv; unset and empty mean the default. */
+typedef enum xd_option_kind {
+  XD_OPTION_TEXT = 0,     /* any text (build options, a folder) */
+  XD_OPTION_INTEGER = 1,  /* a decimal integer in [min[0], max[0]] */
+  XD_OPTION_FLAG = 2,     /* 0 or 1 */
+  XD_OPTION_CHOICE = 3,   /* one of `choices` */
+  XD_OPTION_INTEGERS = 4  /* `count` comma-separated decimal integers, integer i in [min[i], max[i]] */
+} xd_option_kind;
+
+#define XD_OPTION_MAX_INTEGERS 4
+
+typedef struct xd_option_desc {
+  size_t struct_size;
+  const char *name;          /* the environment variable: XD_ then the plugin's own prefix */
+  int32_t kind;              /* xd_option_kind */
+  int32_t count;             /* INTEGERS: how many (1..XD_OPTION_MAX_INTEGERS); INTEGER: 1; else 0 */
+  int64_t min[XD_OPTION_MAX_INTEGERS]; /* INTEGER, INTEGERS: inclusive bounds */
+  int64_t max[XD_OPTION_MAX_INTEGERS];
+  const char *choices;       /* CHOICE: the accepted values, '|'-separated; INTEGERS: the integers'
+                                names, ','-separated; else NULL */
+  const char *default_value; /* as a user would write it; "" when the default is "unset" */
+  const char *doc;           /* what it does, when it is read, what an invalid value does */
+} xd_option_desc;
+
+/* Bits of xd_plugin_info.flags (ABI 1.2). */
+enum {
+  /* The backend runs on the host CPU and is the reference every other backend is checked against:
+   * its first device is xd::cpu(), the default device when XD_BACKEND is unset, and where
+   * XD_FALLBACK=cpu runs the kernels another backend lacks. The first loaded plugin with the flag
+   * holds the role. */
+  XD_PLUGIN_FLAG_HOST_REFERENCE = 1
+};
+
 typedef struct xd_plugin_info {
   size_t struct_size;
   const char *name;        /* backend name: [a-z][a-z0-9_]*, unique among loaded plugins */
@@ -325,6 +370,17 @@ typedef struct xd_plugin_info {
   const char *version;     /* the plugin's own version */
   const char *description;
   uint32_t device_kinds;   /* xd_device_kind bits it may expose */
+  /* ABI 1.2. A family is a name several backends share that XD_BACKEND accepts for "the best device
+   * of any of them" (e.g. "xpu" for the OpenCL and Level Zero backends): NULL for none, else
+   * [a-z][a-z0-9_]*, not any backend's name. Among the loaded backends of a family, higher
+   * `family_preference` is tried first (ties: load order); within a backend, GPUs before
+   * accelerators before CPUs, restricted to the xd_device_kind bits of `family_kinds`. */
+  const char *family;
+  int32_t family_preference;
+  uint32_t family_kinds;
+  uint32_t flags;                /* XD_PLUGIN_FLAG_* */
+  const xd_option_desc *options; /* `option_count` settings the plugin reads; NULL when none */
+  int32_t option_count;
 } xd_plugin_info;
 
 /* Bits of xd_plugin_api.codegen_languages (reserved for generated kernels). */

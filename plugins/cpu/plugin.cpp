@@ -3,8 +3,9 @@
 // It is the conformance oracle every other backend is compared with, so its kernels favour
 // obvious correctness (accumulation in double, fixed summation orders independent of threads
 // and layouts) and add contiguous fast paths and OpenMP only where they do not change results.
-#include "kernels/register.hpp"
-#include "runtime/host.hpp"
+// It declares itself the host reference (XD_PLUGIN_FLAG_HOST_REFERENCE): xd::cpu(), the default
+// device and the target of XD_FALLBACK=cpu.
+#include "kernels/kernel_list.hpp"
 #include "runtime/runtime.hpp"
 
 #include <xd/plugin.hpp>
@@ -14,42 +15,19 @@
 #endif
 
 XD_PLUGIN_EXPORT xd_status xd_plugin_query(xd_plugin_info* info) {
-  return xd::plugin::fill_info(info, "cpu", XD_CPU_PLUGIN_VERSION,
-                               "CPU reference backend (plain loops, OpenMP, oneDNN matmul where available)",
-                               XD_DEVICE_KIND_CPU);
+  xd::plugin::identity id{"cpu", XD_CPU_PLUGIN_VERSION,
+                          "CPU reference backend (plain loops, OpenMP, oneDNN matmul where available)",
+                          XD_DEVICE_KIND_CPU};
+  id.flags = XD_PLUGIN_FLAG_HOST_REFERENCE;
+  return xd::plugin::fill_info(info, id);
 }
 
 XD_PLUGIN_EXPORT xd_status xd_plugin_init(const xd_host_api* host, xd_plugin_api* api) {
-  if (host == nullptr || api == nullptr || host->set_error == nullptr || host->register_kernel == nullptr)
-    return XD_ERR_INVALID_ARGUMENT;
-  xd::cpu::set_host(host);
-  return xd::plugin::guarded(host, [&] {
-    xd_plugin_api mine{};
-    mine.struct_size = sizeof mine;
+  return xd::plugin::init(host, api, [](xd_plugin_api& mine, xd::plugin::registrar& r) {
     mine.ctx = nullptr;  // all state is global: one device, nothing per context
     xd::cpu::fill_device_api(mine);
     xd::cpu::fill_memory_api(mine);
     xd::cpu::fill_stream_api(mine);
-    mine.codegen_languages = 0;
-
-    xd::plugin::registrar r(host);
-    xd::cpu::register_creation(r);
-    xd::cpu::register_random(r);
-    xd::cpu::register_copy(r);
-    xd::cpu::register_binary(r);
-    xd::cpu::register_compare(r);
-    xd::cpu::register_unary(r);
-    xd::cpu::register_reduction(r);
-    xd::cpu::register_softmax(r);
-    xd::cpu::register_matmul_loop(r);
-    xd::cpu::register_matmul_dnnl(r);
-    xd::cpu::register_int_mm(r);
-    xd::cpu::register_scaled_mm(r);
-    xd::cpu::register_rms_norm(r);
-    xd::cpu::register_int4(r);
-    xd::cpu::register_sparse(r);
-    xd::cpu::log(XD_LOG_DEBUG, "registered " + std::to_string(r.count()) + " kernels");
-
-    xd::plugin::fill_api(api, mine);
+    xd::cpu::register_kernels(r);
   });
 }

@@ -31,10 +31,18 @@ int main(void) {
   FIRST(xd_attrs_blas);
   FIRST(xd_attrs_rms_norm);
   FIRST(xd_attrs_rms_norm_backward);
+  FIRST(xd_attrs_int4);
+  FIRST(xd_option_desc);
   info.struct_size = sizeof info;
   if (!XD_STRUCT_HAS(&info, xd_plugin_info, device_kinds)) return 1;
   info.struct_size = offsetof(xd_plugin_info, version);
   if (XD_STRUCT_HAS(&info, xd_plugin_info, version)) return 1;
+  /* ABI 1.2 appended the family, flags and options to the query, and check() to the kernel. */
+  info.struct_size = offsetof(xd_plugin_info, family);
+  if (XD_STRUCT_HAS(&info, xd_plugin_info, family) || !XD_STRUCT_HAS(&info, xd_plugin_info, device_kinds)) return 1;
+  if (offsetof(xd_plugin_info, option_count) < offsetof(xd_plugin_info, options)) return 1;
+  if (offsetof(xd_kernel_desc, check) < offsetof(xd_kernel_desc, priority)) return 1;
+  if (XD_ABI_MINOR < 2) return 1;
   if (XD_DTYPE_COUNT_V1 != 11 || XD_OP_COUNT_V1 != 38 || XD_OP_COUNT_V1_1 != 44) return 1;
   if (XD_OP_INT_MM != 38 || XD_OP_SCALED_MM != 39 || XD_OP_WEIGHT_INT4_MM != 40 || XD_OP_QUANTIZE_INT4 != 41) return 1;
   if (XD_OP_CSR_ADDMM != 42 || XD_OP_CSR_TO_DENSE != 43) return 1;

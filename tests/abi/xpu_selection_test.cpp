@@ -33,7 +33,8 @@ TEST(XpuSelection, WithOnlyOpenclCpuDevicesFailsSayingSo) {
   const auto r = run("XD_BACKEND=xpu 'XD_DEVICES=!levelzero' XD_PLUGIN_PATH='" + stub("opencl_cpu") + "'");
   EXPECT_EQ(r.status, 1) << "XD_BACKEND=xpu picked a CPU device:\n" << r.output;
   EXPECT_NE(r.output.find("BackendError: XD_BACKEND='xpu' names no available backend"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("xpu: no Level Zero device, and the OpenCL backend has only CPU devices"), std::string::npos)
+  EXPECT_NE(r.output.find("xpu: no device of the family's backends qualifies ("), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("opencl: has only cpu devices; xpu takes gpu or accelerator"), std::string::npos)
       << r.output;
 }
 
@@ -50,6 +51,31 @@ TEST(XpuSelection, AHiddenLevelZeroDeviceCountsAsNone) {
                      stub("opencl_gpu") + "'");
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("default device: opencl:0 backend=opencl"), std::string::npos) << r.output;
+}
+
+}  // namespace
+
+namespace {
+
+// A family is resolved by what the plugins declare, never by their names: the best device of it,
+// or a clear error; it takes no device index, and without XD_BACKEND the host reference decides.
+TEST(XpuSelection, AFamilyTakesNoDeviceIndex) {
+  const auto r = run("XD_BACKEND=xpu:1 XD_PLUGIN_PATH='" + stub("opencl_gpu") + "'");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("'xpu' is a family of backends and takes no device index"), std::string::npos) << r.output;
+}
+
+TEST(XpuSelection, UnsetXdBackendIsTheHostReferenceEvenWithAnXpuGpuLoadedFirst) {
+  const auto r = run("XD_PLUGIN_PATH='" + stub("opencl_gpu") + "'");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("default device: cpu:0 backend=cpu kind=cpu"), std::string::npos) << r.output;
+}
+
+TEST(XpuSelection, UnsetXdBackendWithTheHostReferenceHiddenFailsSayingWhy) {
+  const auto r = run("'XD_DEVICES=!cpu'");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("no loaded plugin declares itself the host reference"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("filtered"), std::string::npos) << r.output;
 }
 
 }  // namespace

@@ -5,9 +5,8 @@
 //   unwritten  the last output element is never written
 //   noncontig  correct for contiguous inputs, wrong (a - b) when an input is strided
 //   (unset)    a correct kernel
-// XD_BROKEN_EXTRA=1 also registers "broken.add.never", whose supports() declines every call: a
+// XD_BROKEN_EXTRA=1 also registers "broken.add.never", whose check() declines every call: a
 // kernel no case can reach, for the coverage gate.
-#include "runtime/host.hpp"
 #include "runtime/runtime.hpp"
 
 #include <xd/plugin.hpp>
@@ -69,7 +68,9 @@ xd_status broken_add(const xd_kernel_call* c) {
   return XD_OK;
 }
 
-int never(const xd_kernel_call*) { return 0; }
+int32_t never(const xd_kernel_call*, char* reason, size_t reason_size) {
+  return xd::plugin::decline(reason, reason_size, "declines every call, on purpose");
+}
 
 }  // namespace
 
@@ -79,18 +80,12 @@ XD_PLUGIN_EXPORT xd_status xd_plugin_query(xd_plugin_info* info) {
 }
 
 XD_PLUGIN_EXPORT xd_status xd_plugin_init(const xd_host_api* host, xd_plugin_api* api) {
-  if (host == nullptr || api == nullptr) return XD_ERR_INVALID_ARGUMENT;
-  xd::cpu::set_host(host);
-  return xd::plugin::guarded(host, [&] {
-    xd_plugin_api mine{};
-    mine.struct_size = sizeof mine;
+  return xd::plugin::init(host, api, [](xd_plugin_api& mine, xd::plugin::registrar& r) {
     xd::cpu::fill_device_api(mine);
     xd::cpu::fill_memory_api(mine);
     xd::cpu::fill_stream_api(mine);
-    xd::plugin::registrar r(host);
     r.add(XD_OP_ADD, XD_DTYPE_F32, broken_add, "broken.add");
     if (std::getenv("XD_BROKEN_EXTRA") != nullptr)
-      r.add(XD_OP_ADD, XD_DTYPE_F32, broken_add, "broken.add.never", never, nullptr, -1);
-    xd::plugin::fill_api(api, mine);
+      r.add(XD_OP_ADD, XD_DTYPE_F32, broken_add, "broken.add.never", nullptr, nullptr, -1, never);
   });
 }

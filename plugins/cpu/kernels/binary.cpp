@@ -3,7 +3,6 @@
 // wrap in two's complement like PyTorch.
 #include "kernels/common.hpp"
 #include "kernels/elementwise.hpp"
-#include "kernels/register.hpp"
 
 namespace xd::cpu {
 namespace {
@@ -80,11 +79,10 @@ struct binary_kernel {
 
 }  // namespace
 
-void register_binary(plugin::registrar& r) {
-  add_kernels<binary_kernel<add_op>>(r, XD_OP_ADD, "cpu.add", numeric_dtypes{});
-  add_kernels<binary_kernel<sub_op>>(r, XD_OP_SUB, "cpu.sub", numeric_dtypes{});
-  add_kernels<binary_kernel<mul_op>>(r, XD_OP_MUL, "cpu.mul", numeric_dtypes{});
-  add_kernels<binary_kernel<div_op>>(r, XD_OP_DIV, "cpu.div", floating_dtypes{});
-}
+// Entries of the registration list (kernel_list.cpp).
+extern const plugin::kernel_def def_add = typed_kernel<binary_kernel<add_op>, dtypes::numeric>(XD_OP_ADD, "add");
+extern const plugin::kernel_def def_sub = typed_kernel<binary_kernel<sub_op>, dtypes::numeric>(XD_OP_SUB, "sub");
+extern const plugin::kernel_def def_mul = typed_kernel<binary_kernel<mul_op>, dtypes::numeric>(XD_OP_MUL, "mul");
+extern const plugin::kernel_def def_div = typed_kernel<binary_kernel<div_op>, dtypes::compute_floating>(XD_OP_DIV, "div");
 
 }  // namespace xd::cpu

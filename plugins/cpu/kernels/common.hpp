@@ -11,12 +11,21 @@
 
 #include <string>
 #include <type_traits>
+#include <utility>
 
 namespace xd::cpu {
 
-[[noreturn]] inline void invalid(const std::string& message) {
-  throw plugin::error(XD_ERR_INVALID_ARGUMENT, "cpu: " + message);
-}
+// The plugin toolbox's checked call accessors and errors (include/xd/plugin.hpp), by their short
+// names inside the kernels.
+using plugin::check_dtype;
+using plugin::find_attrs;
+using plugin::input;
+using plugin::invalid;
+using plugin::need_attrs;
+using plugin::numel;
+using plugin::optional_input;
+using plugin::optional_output;
+using plugin::output;
 
 // Runs a kernel body; exceptions become a status plus a message through the host.
 template <class F>
@@ -24,49 +33,7 @@ xd_status kernel_guard(const xd_kernel_call* call, F&& body) noexcept {
   return plugin::guarded(call->host, std::forward<F>(body));
 }
 
-inline const xd_view& input(const xd_kernel_call* c, int i) {
-  if (i >= c->num_inputs || c->inputs[i].ndim < 0)
-    invalid("kernel for op " + std::to_string(c->op) + " needs input " + std::to_string(i));
-  return c->inputs[i];
-}
-inline const xd_view& output(const xd_kernel_call* c, int i) {
-  if (i >= c->num_outputs || c->outputs[i].ndim < 0)
-    invalid("kernel for op " + std::to_string(c->op) + " needs output " + std::to_string(i));
-  return c->outputs[i];
-}
-// An optional tensor: nullptr when it is absent (ndim == -1) or beyond the count given.
-inline const xd_view* optional_input(const xd_kernel_call* c, int i) {
-  return i < c->num_inputs && c->inputs[i].ndim >= 0 ? &c->inputs[i] : nullptr;
-}
-inline const xd_view* optional_output(const xd_kernel_call* c, int i) {
-  return i < c->num_outputs && c->outputs[i].ndim >= 0 ? &c->outputs[i] : nullptr;
-}
-
-// The attribute struct, or nullptr when the host passed none. A struct shorter than this
-// plugin's is rejected rather than read past its end.
-template <class A>
-const A* find_attrs(const xd_kernel_call* c) {
-  if (c->attrs == nullptr) return nullptr;
-  const A* a = static_cast<const A*>(c->attrs);
-  if (a->struct_size < sizeof(A))
-    invalid("attribute struct of op " + std::to_string(c->op) + " is too small (" +
-            std::to_string(a->struct_size) + " bytes, expected " + std::to_string(sizeof(A)) + ")");
-  return a;
-}
-template <class A>
-const A& need_attrs(const xd_kernel_call* c) {
-  const A* a = find_attrs<A>(c);
-  if (a == nullptr) invalid("op " + std::to_string(c->op) + " was called without its attribute struct");
-  return *a;
-}
-
 inline char* data(const xd_view& v) { return static_cast<char*>(v.handle) + v.offset; }
-
-inline int64_t numel(const xd_view& v) {
-  int64_t n = 1;
-  for (int d = 0; d < v.ndim; ++d) n *= v.sizes[d];
-  return n;
-}
 
 // Strides of an absent operand: all zero, so it stays on its (unused) base pointer.
 inline const int64_t* zero_strides() {
@@ -74,29 +41,32 @@ inline const int64_t* zero_strides() {
   return zeros;
 }
 
-inline void check_dtype(const xd_view& v, xd_dtype expected, const char* what) {
-  if (v.dtype != expected)
-    invalid(std::string(what) + " has dtype " + std::to_string(v.dtype) + ", expected " + std::to_string(expected));
+// ---------------------------------------------------------------- registration
+// A kernel_def (plugin.hpp) for K::run<T>, instantiated for every dtype of S: the entry of the
+// registration list (kernel_list.cpp) that a kernel file defines beside its kernel. K is a struct
+// with `template <class T> static xd_status run(const xd_kernel_call*)`.
+namespace typed_detail {
+template <class K, DtypeSet S, int D>
+constexpr xd_kernel_fn instance() {
+  if constexpr (S.contains(D)) {
+    return &K::template run<typename dtype_info<static_cast<xd_dtype>(D)>::type>;
+  } else {
+    return nullptr;
+  }
 }
+template <class K, DtypeSet S>
+xd_kernel_fn for_dtype(xd_dtype d) {
+  return [&]<int... D>(std::integer_sequence<int, D...>) {
+    xd_kernel_fn fn = nullptr;
+    ((fn = (d == D ? instance<K, S, D>() : fn)), ...);
+    return fn;
+  }(std::make_integer_sequence<int, XD_DTYPE_COUNT_V1>{});
+}
+}  // namespace typed_detail
 
-// ---------------------------------------------------------------- registration over dtype lists
-template <xd_dtype... Ds>
-struct dtypes {};
-
-using floating_dtypes = dtypes<XD_DTYPE_F64, XD_DTYPE_F32, XD_DTYPE_F16, XD_DTYPE_BF16>;
-using numeric_dtypes = dtypes<XD_DTYPE_F64, XD_DTYPE_F32, XD_DTYPE_F16, XD_DTYPE_BF16, XD_DTYPE_I8, XD_DTYPE_U8,
-                              XD_DTYPE_I32, XD_DTYPE_I64>;
-using numeric_bool_dtypes = dtypes<XD_DTYPE_F64, XD_DTYPE_F32, XD_DTYPE_F16, XD_DTYPE_BF16, XD_DTYPE_I8,
-                                   XD_DTYPE_U8, XD_DTYPE_I32, XD_DTYPE_I64, XD_DTYPE_BOOL>;
-using all_dtypes = dtypes<XD_DTYPE_F64, XD_DTYPE_F32, XD_DTYPE_F16, XD_DTYPE_BF16, XD_DTYPE_I8, XD_DTYPE_U8,
-                          XD_DTYPE_I32, XD_DTYPE_I64, XD_DTYPE_BOOL, XD_DTYPE_F8E4M3FN, XD_DTYPE_F8E5M2>;
-
-// Registers K::run<T> for every dtype in the list. K is a struct with
-// `template <class T> static xd_status run(const xd_kernel_call*)`.
-template <class K, xd_dtype... Ds>
-void add_kernels(plugin::registrar& r, xd_op op, const char* name, dtypes<Ds...>, int32_t priority = 0,
-                 xd_kernel_supports_fn supports = nullptr) {
-  (r.add(op, Ds, &K::template run<typename dtype_info<Ds>::type>, name, supports, nullptr, priority), ...);
+template <class K, DtypeSet S>
+constexpr plugin::kernel_def typed_kernel(xd_op op, const char* name, xd_kernel_check_fn check = nullptr) {
+  return plugin::kernel_def{op, name, S, nullptr, &typed_detail::for_dtype<K, S>, check};
 }
 
 // Calls f(std::type_identity<T>{}) with the storage type of a runtime dtype.

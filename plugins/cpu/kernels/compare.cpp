@@ -3,7 +3,6 @@
 // integer dtype fits int64. NaN compares unequal and unordered, as IEEE says.
 #include "kernels/common.hpp"
 #include "kernels/elementwise.hpp"
-#include "kernels/register.hpp"
 
 #include <functional>
 
@@ -39,11 +38,10 @@ struct where_kernel {
 
 }  // namespace
 
-void register_compare(plugin::registrar& r) {
-  add_kernels<compare_kernel<std::equal_to<>>>(r, XD_OP_EQ, "cpu.eq", numeric_bool_dtypes{});
-  add_kernels<compare_kernel<std::less<>>>(r, XD_OP_LT, "cpu.lt", numeric_dtypes{});
-  add_kernels<compare_kernel<std::greater<>>>(r, XD_OP_GT, "cpu.gt", numeric_dtypes{});
-  add_kernels<where_kernel>(r, XD_OP_WHERE, "cpu.where", numeric_bool_dtypes{});
-}
+// Entries of the registration list (kernel_list.cpp).
+extern const plugin::kernel_def def_eq = typed_kernel<compare_kernel<std::equal_to<>>, dtypes::numeric_bool>(XD_OP_EQ, "eq");
+extern const plugin::kernel_def def_lt = typed_kernel<compare_kernel<std::less<>>, dtypes::numeric>(XD_OP_LT, "lt");
+extern const plugin::kernel_def def_gt = typed_kernel<compare_kernel<std::greater<>>, dtypes::numeric>(XD_OP_GT, "gt");
+extern const plugin::kernel_def def_where = typed_kernel<where_kernel, dtypes::numeric_bool>(XD_OP_WHERE, "where");
 
 }  // namespace xd::cpu

@@ -3,7 +3,6 @@
 // rules live in types.hpp (bool = x != 0, fp8 non-saturating, float -> int NaN->0 then clamp).
 #include "kernels/common.hpp"
 #include "kernels/elementwise.hpp"
-#include "kernels/register.hpp"
 
 #include <cstring>
 
@@ -33,6 +32,7 @@ struct copy_kernel {
 
 }  // namespace
 
-void register_copy(plugin::registrar& r) { add_kernels<copy_kernel>(r, XD_OP_COPY, "cpu.copy", all_dtypes{}); }
+// Entries of the registration list (kernel_list.cpp).
+extern const plugin::kernel_def def_copy = typed_kernel<copy_kernel, dtypes::all>(XD_OP_COPY, "copy");
 
 }  // namespace xd::cpu

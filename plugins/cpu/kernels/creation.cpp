@@ -1,7 +1,6 @@
 // FILL and ARANGE: outputs written from attributes alone.
 #include "kernels/common.hpp"
 #include "kernels/elementwise.hpp"
-#include "kernels/register.hpp"
 
 namespace xd::cpu {
 namespace {
@@ -57,9 +56,8 @@ struct arange_kernel {
 
 }  // namespace
 
-void register_creation(plugin::registrar& r) {
-  add_kernels<fill_kernel>(r, XD_OP_FILL, "cpu.fill", all_dtypes{});
-  add_kernels<arange_kernel>(r, XD_OP_ARANGE, "cpu.arange", numeric_dtypes{});
-}
+// Entries of the registration list (kernel_list.cpp).
+extern const plugin::kernel_def def_fill = typed_kernel<fill_kernel, dtypes::all>(XD_OP_FILL, "fill");
+extern const plugin::kernel_def def_arange = typed_kernel<arange_kernel, dtypes::numeric>(XD_OP_ARANGE, "arange");
 
 }  // namespace xd::cpu

@@ -9,7 +9,6 @@
 // would fail an exact comparison, and GPU division is not correctly rounded, so the quotients
 // are rounded by exact fma sign tests instead of trusting w / scale.
 #include "kernels/common.hpp"
-#include "kernels/register.hpp"
 
 #include <cfloat>
 #include <cmath>
@@ -181,10 +180,8 @@ struct quantize_kernel {
 
 }  // namespace
 
-void register_int4(plugin::registrar& r) {
-  add_kernels<int4_mm_kernel>(r, XD_OP_WEIGHT_INT4_MM, "cpu.weight_int4_mm",
-                              dtypes<XD_DTYPE_F32, XD_DTYPE_F16, XD_DTYPE_BF16>{});
-  add_kernels<quantize_kernel>(r, XD_OP_QUANTIZE_INT4, "cpu.quantize_int4", dtypes<XD_DTYPE_F32, XD_DTYPE_BF16>{});
-}
+// Entries of the registration list (kernel_list.cpp).
+extern const plugin::kernel_def def_weight_int4_mm = typed_kernel<int4_mm_kernel, (DtypeSet{XD_DTYPE_F32, XD_DTYPE_F16, XD_DTYPE_BF16})>(XD_OP_WEIGHT_INT4_MM, "weight_int4_mm");
+extern const plugin::kernel_def def_quantize_int4 = typed_kernel<quantize_kernel, (DtypeSet{XD_DTYPE_F32, XD_DTYPE_BF16})>(XD_OP_QUANTIZE_INT4, "quantize_int4");
 
 }  // namespace xd::cpu

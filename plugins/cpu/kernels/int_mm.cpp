@@ -5,7 +5,6 @@
 // Rows are spread over threads; `b` is first converted once into a dense [K, N] i32 buffer so the
 // inner loop is a contiguous multiply-add over a row of out (vectorised by the compiler).
 #include "kernels/quant_mm.hpp"
-#include "kernels/register.hpp"
 
 #include <vector>
 
@@ -61,8 +60,7 @@ xd_status run_int_mm(const xd_kernel_call* c) {
 }
 }  // namespace
 
-void register_int_mm(plugin::registrar& r) {
-  r.add(XD_OP_INT_MM, XD_DTYPE_I8, run_int_mm, "cpu.int_mm.loop", nullptr, nullptr, 0);
-}
+// The entry of the registration list (kernel_list.cpp): the reference loop, last for int_mm.
+extern const plugin::kernel_def def_int_mm_loop{XD_OP_INT_MM, "int_mm.loop", {XD_DTYPE_I8}, run_int_mm};
 
 }  // namespace xd::cpu

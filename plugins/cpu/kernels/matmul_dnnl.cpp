@@ -1,23 +1,21 @@
-// MM, ADDMM, BMM, BADDBMM through oneDNN's matmul primitive (oneDNN 2.6 C++ API), registered
-// above the plain loops. supports() accepts what oneDNN handles: f32, and bf16 (f32
-// accumulation) where this CPU has a bf16 matmul; non-empty problems; operands that are plain
-// row- or column-major matrices (any leading dimension) with non-zero batch strides; and only
-// when oneDNN builds a primitive for the problem. The primitive is built in supports(), so a
-// problem oneDNN turns down is declined there and the dispatcher runs the plain loop kernel
-// instead: which kernel ran is then visible in xd::kernels()' call counts (the tests check that
-// oneDNN ran where it must), never hidden inside this kernel. The last problem's primitive is kept
-// per thread, so the call after supports() and repeated calls of one shape build it once. A
-// failure after supports() accepted is reported as the kernel's error.
+// MM, ADDMM, BMM, BADDBMM through oneDNN's matmul primitive (oneDNN 2.6 C++ API), listed before
+// the plain loops (kernel_list.cpp). Registered for f32, and bf16 (f32 accumulation) where this
+// CPU has a bf16 matmul. check() accepts non-empty problems whose operands are plain row- or
+// column-major matrices (any leading dimension) with non-zero batch strides, and only when oneDNN
+// builds a primitive for the problem; anything else it declines with the reason, and the
+// dispatcher runs the plain loop kernel instead: which kernel ran is then visible in
+// xd::kernels()' call counts (the tests check that oneDNN ran where it must), never hidden inside
+// this kernel. The primitive is built in check() and the last problem's is kept per thread, so
+// the call after check() and repeated calls of one shape build it once. A failure after check()
+// accepted is reported as the kernel's error.
 //
-// The loops stay registered at lower priority: the tests disable these kernels by name
-// ("cpu.mm.dnnl", "cpu.addmm.dnnl", "cpu.bmm.dnnl", "cpu.baddbmm.dnnl") and compare the two.
+// The tests disable these kernels by name ("cpu.mm.dnnl", "cpu.addmm.dnnl", "cpu.bmm.dnnl",
+// "cpu.baddbmm.dnnl") and compare them with the loops.
 //
 // INT_MM goes through the same primitive with s8 operands and an s32 destination
 // ("cpu.int_mm.dnnl"), for the same plain layouts; its reference loop is int_mm.cpp.
 #include "kernels/matmul.hpp"
 #include "kernels/quant_mm.hpp"
-#include "kernels/register.hpp"
-#include "runtime/host.hpp"
 
 #ifdef XD_CPU_HAVE_DNNL
 
@@ -27,8 +25,6 @@
 
 namespace xd::cpu {
 namespace {
-
-constexpr int32_t kDnnlPriority = 10;
 
 dnnl::engine& engine() {
   static dnnl::engine e(dnnl::engine::kind::cpu, 0);
@@ -44,22 +40,26 @@ bool plain(int64_t rows, int64_t cols, int64_t& sr, int64_t& sc) {
   return (sc == 1 && sr >= cols) || (sr == 1 && sc >= rows);
 }
 
-// The problem as oneDNN sees it, or false.
+// The problem as oneDNN sees it; the describing functions return nullptr, or why oneDNN is not
+// asked (the reason check() declines with).
 struct dnnl_shapes {
   dnnl::memory::dims a_dims, a_strides, b_dims, b_strides, dst_dims, dst_strides;
 };
 
-bool describe_for_dnnl(const gemm_problem& p, bool batched, dnnl_shapes& s) {
-  if (p.batch <= 0 || p.m <= 0 || p.n <= 0 || p.k <= 0) return false;
+constexpr const char* kEmpty = "an empty problem (the loops write nothing or beta * input)";
+constexpr const char* kNotPlain = "an operand that is neither a row- nor a column-major matrix";
+
+const char* describe_for_dnnl(const gemm_problem& p, bool batched, dnnl_shapes& s) {
+  if (p.batch <= 0 || p.m <= 0 || p.n <= 0 || p.k <= 0) return kEmpty;
   int64_t a_m = p.a_m, a_k = p.a_k, b_k = p.b_k, b_n = p.b_n;
-  if (!plain(p.m, p.k, a_m, a_k) || !plain(p.k, p.n, b_k, b_n)) return false;
+  if (!plain(p.m, p.k, a_m, a_k) || !plain(p.k, p.n, b_k, b_n)) return kNotPlain;
   if (batched) {
     int64_t a_b = p.a_b, b_b = p.b_b;
     if (p.batch == 1) {
       a_b = p.m * p.k;
       b_b = p.k * p.n;
     }
-    if (a_b <= 0 || b_b <= 0) return false;  // broadcast batches: the loops handle them
+    if (a_b <= 0 || b_b <= 0) return "a batch broadcast by stride 0 (the loops take it)";
     s.a_dims = {p.batch, p.m, p.k}, s.a_strides = {a_b, a_m, a_k};
     s.b_dims = {p.batch, p.k, p.n}, s.b_strides = {b_b, b_k, b_n};
     s.dst_dims = {p.batch, p.m, p.n}, s.dst_strides = {p.m * p.n, p.n, 1};
@@ -68,7 +68,7 @@ bool describe_for_dnnl(const gemm_problem& p, bool batched, dnnl_shapes& s) {
     s.b_dims = {p.k, p.n}, s.b_strides = {b_k, b_n};
     s.dst_dims = {p.m, p.n}, s.dst_strides = {p.n, 1};
   }
-  return true;
+  return nullptr;
 }
 
 bool is_batched(int32_t op) { return op == XD_OP_BMM || op == XD_OP_BADDBMM; }
@@ -122,16 +122,16 @@ const dnnl::matmul* primitive_for(const dnnl_key& k) {
   return last.ok ? &last.prim : nullptr;
 }
 
-// The call as oneDNN is asked for it (false: a problem supports() never accepts). The
+// The call as oneDNN is asked for it, or why it is not (a problem check() never accepts). The
 // destination is always f32 (see run_dnnl).
-bool gemm_key(const gemm_problem& p, bool batched, dt src, dnnl_key& k) {
-  if (!describe_for_dnnl(p, batched, k.s)) return false;
+const char* gemm_key(const gemm_problem& p, bool batched, dt src, dnnl_key& k) {
+  if (const char* why = describe_for_dnnl(p, batched, k.s)) return why;
   k.src = src;
   k.dst = dt::f32;
   k.alpha = static_cast<float>(p.alpha);
   k.sum = p.input != nullptr;
   k.beta = k.sum ? static_cast<float>(p.beta) : 0.0f;
-  return true;
+  return nullptr;
 }
 
 // Runs `prim` (built for `k`) with operands a, b and destination dst, and waits for it. oneDNN
@@ -147,14 +147,18 @@ void execute(const dnnl::matmul& prim, const dnnl_key& k, const void* a, const v
 
 dt src_type(int32_t dtype) { return dtype == XD_DTYPE_BF16 ? dt::bf16 : dt::f32; }
 
-int dnnl_supports(const xd_kernel_call* c) {
+constexpr const char* kNoPrimitive = "oneDNN builds no matmul primitive for this problem";
+
+// Declines with the reason oneDNN is not used; a malformed call is declined too, so that the loop
+// kernel reports it.
+int32_t dnnl_check(const xd_kernel_call* c, char* reason, size_t reason_size) {
   try {
     dnnl_key k;
-    return gemm_key(describe_gemm(c), is_batched(c->op), src_type(output(c, 0).dtype), k) && primitive_for(k) != nullptr
-               ? 1
-               : 0;
-  } catch (...) {
-    return 0;  // a malformed call: let the loop kernel report it
+    if (const char* why = gemm_key(describe_gemm(c), is_batched(c->op), src_type(output(c, 0).dtype), k))
+      return plugin::decline(reason, reason_size, why);
+    return primitive_for(k) != nullptr ? 1 : plugin::decline(reason, reason_size, kNoPrimitive);
+  } catch (const std::exception& e) {
+    return plugin::decline(reason, reason_size, std::string("a malformed call: ") + e.what());
   }
 }
 
@@ -190,11 +194,11 @@ void run_dnnl(const gemm_problem& p, const dnnl_key& k, const dnnl::matmul& prim
     });
 }
 
-// The dispatcher calls supports() first, which declines what oneDNN has no primitive for; a call
+// The dispatcher calls check() first, which declines what oneDNN has no primitive for; a call
 // that reaches run() without one is an error, never quietly handed to the loops.
-[[noreturn]] void declined_after_supports(const char* op) {
-  throw plugin::error(XD_ERR_INTERNAL, std::string("cpu: oneDNN has no primitive for this ") + op +
-                                           " problem, which the kernel's supports() declines");
+[[noreturn]] void declined_after_check(const char* op) {
+  plugin::fail(XD_ERR_INTERNAL, std::string("oneDNN has no primitive for this ") + op +
+                                    " problem, which the kernel's check() declines");
 }
 
 struct gemm_dnnl_kernel {
@@ -204,8 +208,9 @@ struct gemm_dnnl_kernel {
       const gemm_problem p = describe_gemm(c);
       dnnl_key k;
       const dnnl::matmul* prim =
-          gemm_key(p, is_batched(c->op), std::is_same_v<T, float> ? dt::f32 : dt::bf16, k) ? primitive_for(k) : nullptr;
-      if (prim == nullptr) declined_after_supports("matmul");
+          gemm_key(p, is_batched(c->op), std::is_same_v<T, float> ? dt::f32 : dt::bf16, k) == nullptr ? primitive_for(k)
+                                                                                                : nullptr;
+      if (prim == nullptr) declined_after_check("matmul");
       run_dnnl<T>(p, k, *prim);
     });
   }
@@ -213,25 +218,26 @@ struct gemm_dnnl_kernel {
 
 // ---------------------------------------------------------------- int_mm: s8 x s8 -> s32
 
-// The int_mm problem in oneDNN's terms, or false (empty, or an operand that is not plain).
-bool int_mm_key(const int_mm_problem& p, dnnl_key& k) {
-  if (p.m <= 0 || p.n <= 0 || p.k <= 0) return false;
+// The int_mm problem in oneDNN's terms, or why it is not asked (empty, an operand not plain).
+const char* int_mm_key(const int_mm_problem& p, dnnl_key& k) {
+  if (p.m <= 0 || p.n <= 0 || p.k <= 0) return kEmpty;
   int64_t a_m = p.a_m, a_k = p.a_k, b_k = p.b_k, b_n = p.b_n;
-  if (!plain(p.m, p.k, a_m, a_k) || !plain(p.k, p.n, b_k, b_n)) return false;
+  if (!plain(p.m, p.k, a_m, a_k) || !plain(p.k, p.n, b_k, b_n)) return kNotPlain;
   k.s.a_dims = {p.m, p.k}, k.s.a_strides = {a_m, a_k};
   k.s.b_dims = {p.k, p.n}, k.s.b_strides = {b_k, b_n};
   k.s.dst_dims = {p.m, p.n}, k.s.dst_strides = {p.n, 1};
   k.src = dt::s8;
   k.dst = dt::s32;
-  return true;
+  return nullptr;
 }
 
-int int_mm_dnnl_supports(const xd_kernel_call* c) {
+int32_t int_mm_dnnl_check(const xd_kernel_call* c, char* reason, size_t reason_size) {
   try {
     dnnl_key k;
-    return int_mm_key(describe_int_mm(c), k) && primitive_for(k) != nullptr ? 1 : 0;
-  } catch (...) {
-    return 0;  // a malformed call: let the loop kernel report it
+    if (const char* why = int_mm_key(describe_int_mm(c), k)) return plugin::decline(reason, reason_size, why);
+    return primitive_for(k) != nullptr ? 1 : plugin::decline(reason, reason_size, kNoPrimitive);
+  } catch (const std::exception& e) {
+    return plugin::decline(reason, reason_size, std::string("a malformed call: ") + e.what());
   }
 }
 
@@ -254,8 +260,8 @@ xd_status run_int_mm_dnnl(const xd_kernel_call* c) {
   return kernel_guard(c, [&] {
     const int_mm_problem p = describe_int_mm(c);
     dnnl_key k;
-    const dnnl::matmul* prim = int_mm_key(p, k) ? primitive_for(k) : nullptr;
-    if (prim == nullptr) declined_after_supports("int_mm");
+    const dnnl::matmul* prim = int_mm_key(p, k) == nullptr ? primitive_for(k) : nullptr;
+    if (prim == nullptr) declined_after_check("int_mm");
     run_int_mm(p, k, *prim);
   });
 }
@@ -273,38 +279,51 @@ bool bf16_available() {
   }
 }
 
-template <xd_dtype... Ds>
-void add_all(plugin::registrar& r, dtypes<Ds...> list) {
-  add_kernels<gemm_dnnl_kernel>(r, XD_OP_MM, "cpu.mm.dnnl", list, kDnnlPriority, dnnl_supports);
-  add_kernels<gemm_dnnl_kernel>(r, XD_OP_ADDMM, "cpu.addmm.dnnl", list, kDnnlPriority, dnnl_supports);
-  add_kernels<gemm_dnnl_kernel>(r, XD_OP_BMM, "cpu.bmm.dnnl", list, kDnnlPriority, dnnl_supports);
-  add_kernels<gemm_dnnl_kernel>(r, XD_OP_BADDBMM, "cpu.baddbmm.dnnl", list, kDnnlPriority, dnnl_supports);
+// Registered where oneDNN runs: its CPU engine opens (else every matmul takes the loops, with a
+// warning), and for bf16 where this CPU has a bf16 matmul. Each is said once, in the log.
+bool dnnl_available(xd_dtype d) {
+  static const bool engine_ok = [] {
+    try {
+      (void)engine();
+      return true;
+    } catch (const dnnl::error& e) {
+      plugin::log(XD_LOG_WARN, std::string("oneDNN CPU engine unavailable, matmul uses the plain loops: ") + e.what());
+      return false;
+    }
+  }();
+  if (!engine_ok) return false;
+  if (d != XD_DTYPE_BF16) return true;
+  static const bool bf16 = [] {
+    const bool ok = bf16_available();
+    if (!ok) plugin::log(XD_LOG_INFO, "oneDNN has no bf16 matmul on this CPU: bf16 matmul uses the plain loops");
+    return ok;
+  }();
+  return bf16;
+}
+
+constexpr DtypeSet kDnnlFloat = {XD_DTYPE_F32, XD_DTYPE_BF16};
+
+template <xd_op Op>
+constexpr plugin::kernel_def dnnl_gemm(const char* name) {
+  plugin::kernel_def d = typed_kernel<gemm_dnnl_kernel, kDnnlFloat>(Op, name, dnnl_check);
+  d.available = dnnl_available;
+  return d;
 }
 
 }  // namespace
 
-void register_matmul_dnnl(plugin::registrar& r) {
-  try {
-    (void)engine();
-  } catch (const dnnl::error& e) {
-    log(XD_LOG_WARN, std::string("oneDNN CPU engine unavailable, matmul uses the plain loops: ") + e.what());
-    return;
-  }
-  add_all(r, dtypes<XD_DTYPE_F32>{});
-  r.add(XD_OP_INT_MM, XD_DTYPE_I8, run_int_mm_dnnl, "cpu.int_mm.dnnl", int_mm_dnnl_supports, nullptr, kDnnlPriority);
-  if (bf16_available()) {
-    add_all(r, dtypes<XD_DTYPE_BF16>{});
-  } else {
-    log(XD_LOG_INFO, "oneDNN has no bf16 matmul on this CPU: bf16 matmul uses the plain loops");
-  }
-}
+// Entries of the registration list (kernel_list.cpp), each before the loop kernel of its op.
+extern const plugin::kernel_def def_mm_dnnl = dnnl_gemm<XD_OP_MM>("mm.dnnl");
+extern const plugin::kernel_def def_addmm_dnnl = dnnl_gemm<XD_OP_ADDMM>("addmm.dnnl");
+extern const plugin::kernel_def def_bmm_dnnl = dnnl_gemm<XD_OP_BMM>("bmm.dnnl");
+extern const plugin::kernel_def def_baddbmm_dnnl = dnnl_gemm<XD_OP_BADDBMM>("baddbmm.dnnl");
+extern const plugin::kernel_def def_int_mm_dnnl{
+    XD_OP_INT_MM, "int_mm.dnnl", {XD_DTYPE_I8}, run_int_mm_dnnl, nullptr, int_mm_dnnl_check, nullptr, dnnl_available};
 
 }  // namespace xd::cpu
 
 #else  // !XD_CPU_HAVE_DNNL
 
-namespace xd::cpu {
-void register_matmul_dnnl(plugin::registrar&) {}  // built without oneDNN: the loops serve alone
-}  // namespace xd::cpu
+// Built without oneDNN: kernel_list.cpp lists no oneDNN kernel, and the loops serve alone.
 
 #endif

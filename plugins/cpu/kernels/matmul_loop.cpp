@@ -8,7 +8,6 @@
 // streamed through a kCols-wide accumulator, and `b` is read in place when dense and already
 // in the compute type, otherwise converted once per batch into a dense buffer.
 #include "kernels/matmul.hpp"
-#include "kernels/register.hpp"
 
 #include <vector>
 
@@ -152,11 +151,10 @@ struct gemm_loop_kernel {
 };
 }  // namespace
 
-void register_matmul_loop(plugin::registrar& r) {
-  add_kernels<gemm_loop_kernel>(r, XD_OP_MM, "cpu.mm.loop", floating_dtypes{});
-  add_kernels<gemm_loop_kernel>(r, XD_OP_ADDMM, "cpu.addmm.loop", floating_dtypes{});
-  add_kernels<gemm_loop_kernel>(r, XD_OP_BMM, "cpu.bmm.loop", floating_dtypes{});
-  add_kernels<gemm_loop_kernel>(r, XD_OP_BADDBMM, "cpu.baddbmm.loop", floating_dtypes{});
-}
+// Entries of the registration list (kernel_list.cpp).
+extern const plugin::kernel_def def_mm_loop = typed_kernel<gemm_loop_kernel, dtypes::compute_floating>(XD_OP_MM, "mm.loop");
+extern const plugin::kernel_def def_addmm_loop = typed_kernel<gemm_loop_kernel, dtypes::compute_floating>(XD_OP_ADDMM, "addmm.loop");
+extern const plugin::kernel_def def_bmm_loop = typed_kernel<gemm_loop_kernel, dtypes::compute_floating>(XD_OP_BMM, "bmm.loop");
+extern const plugin::kernel_def def_baddbmm_loop = typed_kernel<gemm_loop_kernel, dtypes::compute_floating>(XD_OP_BADDBMM, "baddbmm.loop");
 
 }  // namespace xd::cpu

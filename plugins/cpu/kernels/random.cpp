@@ -2,7 +2,6 @@
 // a seed gives the same numbers everywhere: element i (in row-major order of the output) uses
 // counter block offset + i / P.
 #include "kernels/common.hpp"
-#include "kernels/register.hpp"
 
 #include <xd/philox.hpp>
 
@@ -71,9 +70,8 @@ struct random_kernel {
 
 }  // namespace
 
-void register_random(plugin::registrar& r) {
-  add_kernels<random_kernel<false>>(r, XD_OP_RAND, "cpu.rand", floating_dtypes{});
-  add_kernels<random_kernel<true>>(r, XD_OP_RANDN, "cpu.randn", floating_dtypes{});
-}
+// Entries of the registration list (kernel_list.cpp).
+extern const plugin::kernel_def def_rand = typed_kernel<random_kernel<false>, dtypes::compute_floating>(XD_OP_RAND, "rand");
+extern const plugin::kernel_def def_randn = typed_kernel<random_kernel<true>, dtypes::compute_floating>(XD_OP_RANDN, "randn");
 
 }  // namespace xd::cpu

@@ -8,7 +8,6 @@
 // Accumulators: double for every floating dtype (the oracle should be the most accurate party),
 // wrapping int64 for integer sums (the output is I64), the compute type for min/max.
 #include "kernels/common.hpp"
-#include "kernels/register.hpp"
 
 #include <bit>
 #include <cmath>
@@ -202,12 +201,11 @@ struct argmax_kernel {
 
 }  // namespace
 
-void register_reduction(plugin::registrar& r) {
-  add_kernels<reduce_kernel<sum_reducer>>(r, XD_OP_SUM, "cpu.sum", numeric_dtypes{});
-  add_kernels<reduce_kernel<mean_reducer>>(r, XD_OP_MEAN, "cpu.mean", floating_dtypes{});
-  add_kernels<reduce_kernel<amax_reducer>>(r, XD_OP_AMAX, "cpu.amax", numeric_dtypes{});
-  add_kernels<reduce_kernel<amin_reducer>>(r, XD_OP_AMIN, "cpu.amin", numeric_dtypes{});
-  add_kernels<argmax_kernel>(r, XD_OP_ARGMAX, "cpu.argmax", numeric_dtypes{});
-}
+// Entries of the registration list (kernel_list.cpp).
+extern const plugin::kernel_def def_sum = typed_kernel<reduce_kernel<sum_reducer>, dtypes::numeric>(XD_OP_SUM, "sum");
+extern const plugin::kernel_def def_mean = typed_kernel<reduce_kernel<mean_reducer>, dtypes::compute_floating>(XD_OP_MEAN, "mean");
+extern const plugin::kernel_def def_amax = typed_kernel<reduce_kernel<amax_reducer>, dtypes::numeric>(XD_OP_AMAX, "amax");
+extern const plugin::kernel_def def_amin = typed_kernel<reduce_kernel<amin_reducer>, dtypes::numeric>(XD_OP_AMIN, "amin");
+extern const plugin::kernel_def def_argmax = typed_kernel<argmax_kernel, dtypes::numeric>(XD_OP_ARGMAX, "argmax");
 
 }  // namespace xd::cpu

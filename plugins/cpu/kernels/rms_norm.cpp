@@ -2,7 +2,6 @@
 // trailing dims. rstd = 1/sqrt(mean(x^2) + eps), with the sum of squares in double and rstd
 // rounded to f32 (f64 for f64 x); y = x * rstd * w in the compute type (float for f16/bf16),
 // rounded once to x's dtype. weight may have another floating dtype than x.
-#include "kernels/register.hpp"
 #include "kernels/rms_norm.hpp"
 
 #include <cmath>
@@ -10,7 +9,6 @@
 
 namespace xd::cpu {
 
-void register_rms_norm_backward(plugin::registrar& r);  // rms_norm_backward.cpp
 
 namespace {
 
@@ -85,9 +83,7 @@ struct rms_norm_kernel {
 
 }  // namespace
 
-void register_rms_norm(plugin::registrar& r) {
-  add_kernels<rms_norm_kernel>(r, XD_OP_RMS_NORM, "cpu.rms_norm", floating_dtypes{});
-  register_rms_norm_backward(r);
-}
+// Entries of the registration list (kernel_list.cpp).
+extern const plugin::kernel_def def_rms_norm = typed_kernel<rms_norm_kernel, dtypes::compute_floating>(XD_OP_RMS_NORM, "rms_norm");
 
 }  // namespace xd::cpu

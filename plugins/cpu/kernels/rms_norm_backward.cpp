@@ -4,14 +4,12 @@
 // Elementwise products run in the compute type, sums in double. dw is accumulated per fixed
 // block of kRowBlock rows and the blocks are added in order, so the result does not depend on
 // the thread count. An absent output is never written.
-#include "kernels/register.hpp"
 #include "kernels/rms_norm.hpp"
 
 #include <vector>
 
 namespace xd::cpu {
 
-void register_rms_norm_backward(plugin::registrar& r);
 
 namespace {
 
@@ -137,8 +135,7 @@ struct rms_norm_backward_kernel {
 
 }  // namespace
 
-void register_rms_norm_backward(plugin::registrar& r) {
-  add_kernels<rms_norm_backward_kernel>(r, XD_OP_RMS_NORM_BACKWARD, "cpu.rms_norm_backward", floating_dtypes{});
-}
+// Entries of the registration list (kernel_list.cpp).
+extern const plugin::kernel_def def_rms_norm_backward = typed_kernel<rms_norm_backward_kernel, dtypes::compute_floating>(XD_OP_RMS_NORM_BACKWARD, "rms_norm_backward");
 
 }  // namespace xd::cpu

@@ -5,7 +5,6 @@
 // rounded once to out's dtype (f32, f16, bf16). The host passes scale_a as [M,1] and scale_b as
 // [1,N] views (stride 0 for a tensor-wise scale), bias as [N] or absent. Any strides.
 #include "kernels/quant_mm.hpp"
-#include "kernels/register.hpp"
 
 #include <array>
 #include <vector>
@@ -111,9 +110,7 @@ xd_status run_scaled_mm(const xd_kernel_call* c) {
 
 }  // namespace
 
-void register_scaled_mm(plugin::registrar& r) {
-  r.add(XD_OP_SCALED_MM, XD_DTYPE_F8E4M3FN, run_scaled_mm, "cpu.scaled_mm.loop");
-  r.add(XD_OP_SCALED_MM, XD_DTYPE_F8E5M2, run_scaled_mm, "cpu.scaled_mm.loop");
-}
+// The entry of the registration list (kernel_list.cpp), keyed on a's fp8 format.
+extern const plugin::kernel_def def_scaled_mm_loop{XD_OP_SCALED_MM, "scaled_mm.loop", dtypes::fp8, run_scaled_mm};
 
 }  // namespace xd::cpu

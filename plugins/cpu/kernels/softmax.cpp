@@ -3,7 +3,6 @@
 // exponentials accumulates in double. A row whose maximum is not finite gives NaN throughout
 // (all -inf, or a NaN, or +inf), matching PyTorch.
 #include "kernels/common.hpp"
-#include "kernels/register.hpp"
 
 #include <cmath>
 #include <limits>
@@ -67,9 +66,8 @@ struct softmax_kernel {
 
 }  // namespace
 
-void register_softmax(plugin::registrar& r) {
-  add_kernels<softmax_kernel<false>>(r, XD_OP_SOFTMAX, "cpu.softmax", floating_dtypes{});
-  add_kernels<softmax_kernel<true>>(r, XD_OP_LOG_SOFTMAX, "cpu.log_softmax", floating_dtypes{});
-}
+// Entries of the registration list (kernel_list.cpp).
+extern const plugin::kernel_def def_softmax = typed_kernel<softmax_kernel<false>, dtypes::compute_floating>(XD_OP_SOFTMAX, "softmax");
+extern const plugin::kernel_def def_log_softmax = typed_kernel<softmax_kernel<true>, dtypes::compute_floating>(XD_OP_LOG_SOFTMAX, "log_softmax");
 
 }  // namespace xd::cpu

@@ -4,7 +4,6 @@
 // for f64), then applies out = alpha*acc + beta*input and rounds once. The order of the sum is
 // the row's entry order whatever the thread count. OpenMP splits the B*M rows.
 #include "kernels/common.hpp"
-#include "kernels/register.hpp"
 
 #include <algorithm>
 #include <vector>
@@ -160,9 +159,8 @@ struct csr_to_dense_kernel {
 
 }  // namespace
 
-void register_sparse(plugin::registrar& r) {
-  add_kernels<csr_addmm_kernel>(r, XD_OP_CSR_ADDMM, "cpu.csr_addmm", floating_dtypes{});
-  add_kernels<csr_to_dense_kernel>(r, XD_OP_CSR_TO_DENSE, "cpu.csr_to_dense", floating_dtypes{});
-}
+// Entries of the registration list (kernel_list.cpp).
+extern const plugin::kernel_def def_csr_addmm = typed_kernel<csr_addmm_kernel, dtypes::compute_floating>(XD_OP_CSR_ADDMM, "csr_addmm");
+extern const plugin::kernel_def def_csr_to_dense = typed_kernel<csr_to_dense_kernel, dtypes::compute_floating>(XD_OP_CSR_TO_DENSE, "csr_to_dense");
 
 }  // namespace xd::cpu

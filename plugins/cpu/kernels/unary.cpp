@@ -4,7 +4,6 @@
 // minimum, as in PyTorch).
 #include "kernels/common.hpp"
 #include "kernels/elementwise.hpp"
-#include "kernels/register.hpp"
 
 #include <cmath>
 
@@ -123,19 +122,18 @@ struct unary_kernel {
 
 }  // namespace
 
-void register_unary(plugin::registrar& r) {
-  add_kernels<unary_kernel<neg_op>>(r, XD_OP_NEG, "cpu.neg", numeric_dtypes{});
-  add_kernels<unary_kernel<abs_op>>(r, XD_OP_ABS, "cpu.abs", numeric_dtypes{});
-  add_kernels<unary_kernel<relu_op>>(r, XD_OP_RELU, "cpu.relu", numeric_dtypes{});
-  add_kernels<unary_kernel<exp_op>>(r, XD_OP_EXP, "cpu.exp", floating_dtypes{});
-  add_kernels<unary_kernel<log_op>>(r, XD_OP_LOG, "cpu.log", floating_dtypes{});
-  add_kernels<unary_kernel<sqrt_op>>(r, XD_OP_SQRT, "cpu.sqrt", floating_dtypes{});
-  add_kernels<unary_kernel<rsqrt_op>>(r, XD_OP_RSQRT, "cpu.rsqrt", floating_dtypes{});
-  add_kernels<unary_kernel<gelu_op>>(r, XD_OP_GELU, "cpu.gelu", floating_dtypes{});
-  add_kernels<unary_kernel<silu_op>>(r, XD_OP_SILU, "cpu.silu", floating_dtypes{});
-  add_kernels<unary_kernel<sigmoid_op>>(r, XD_OP_SIGMOID, "cpu.sigmoid", floating_dtypes{});
-  add_kernels<unary_kernel<tanh_op>>(r, XD_OP_TANH, "cpu.tanh", floating_dtypes{});
-  add_kernels<unary_kernel<pow_op>>(r, XD_OP_POW, "cpu.pow", floating_dtypes{});
-}
+// Entries of the registration list (kernel_list.cpp).
+extern const plugin::kernel_def def_neg = typed_kernel<unary_kernel<neg_op>, dtypes::numeric>(XD_OP_NEG, "neg");
+extern const plugin::kernel_def def_abs = typed_kernel<unary_kernel<abs_op>, dtypes::numeric>(XD_OP_ABS, "abs");
+extern const plugin::kernel_def def_relu = typed_kernel<unary_kernel<relu_op>, dtypes::numeric>(XD_OP_RELU, "relu");
+extern const plugin::kernel_def def_exp = typed_kernel<unary_kernel<exp_op>, dtypes::compute_floating>(XD_OP_EXP, "exp");
+extern const plugin::kernel_def def_log = typed_kernel<unary_kernel<log_op>, dtypes::compute_floating>(XD_OP_LOG, "log");
+extern const plugin::kernel_def def_sqrt = typed_kernel<unary_kernel<sqrt_op>, dtypes::compute_floating>(XD_OP_SQRT, "sqrt");
+extern const plugin::kernel_def def_rsqrt = typed_kernel<unary_kernel<rsqrt_op>, dtypes::compute_floating>(XD_OP_RSQRT, "rsqrt");
+extern const plugin::kernel_def def_gelu = typed_kernel<unary_kernel<gelu_op>, dtypes::compute_floating>(XD_OP_GELU, "gelu");
+extern const plugin::kernel_def def_silu = typed_kernel<unary_kernel<silu_op>, dtypes::compute_floating>(XD_OP_SILU, "silu");
+extern const plugin::kernel_def def_sigmoid = typed_kernel<unary_kernel<sigmoid_op>, dtypes::compute_floating>(XD_OP_SIGMOID, "sigmoid");
+extern const plugin::kernel_def def_tanh = typed_kernel<unary_kernel<tanh_op>, dtypes::compute_floating>(XD_OP_TANH, "tanh");
+extern const plugin::kernel_def def_pow = typed_kernel<unary_kernel<pow_op>, dtypes::compute_floating>(XD_OP_POW, "pow");
 
 }  // namespace xd::cpu

@@ -1,5 +1,4 @@
 // Device enumeration and properties: one device, the host CPU.
-#include "runtime/host.hpp"
 #include "runtime/runtime.hpp"
 
 #include <xd/plugin.hpp>
@@ -68,9 +67,9 @@ xd_device_properties build_properties() {
 int32_t device_count(void*) { return 1; }
 
 xd_status device_properties(void*, int32_t device, xd_device_properties* out) {
-  return plugin::guarded(host(), [&] {
+  return plugin::guarded(plugin::host(), [&] {
     if (const xd_status s = check_device(device); s != XD_OK) return s;
-    if (out == nullptr) return host()->set_error(host()->ctx, XD_ERR_INVALID_ARGUMENT, "cpu: device_properties: out is null");
+    if (out == nullptr) return plugin::host()->set_error(plugin::host()->ctx, XD_ERR_INVALID_ARGUMENT, "cpu: device_properties: out is null");
     // Reading /proc/cpuinfo once is enough; the properties never change.
     static const xd_device_properties props = build_properties();
     plugin::copy_sized(out, props);
@@ -82,7 +81,7 @@ xd_status device_properties(void*, int32_t device, xd_device_properties* out) {
 
 xd_status check_device(int32_t device) {
   if (device == 0) return XD_OK;
-  return host()->set_error(host()->ctx, XD_ERR_INVALID_ARGUMENT,
+  return plugin::host()->set_error(plugin::host()->ctx, XD_ERR_INVALID_ARGUMENT,
                            ("cpu: device index " + std::to_string(device) + " out of range (the CPU backend has 1 device)").c_str());
 }
 

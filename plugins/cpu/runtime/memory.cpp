@@ -1,6 +1,5 @@
 // Device memory of the CPU backend: 64-byte aligned host allocations (a cache line, and enough
 // for any vector load), and copies that are plain memcpy because handles are host pointers.
-#include "runtime/host.hpp"
 #include "runtime/runtime.hpp"
 
 #include <xd/plugin.hpp>
@@ -28,13 +27,13 @@ uint64_t allocation_limit() {
 
 xd_status out_of_memory(uint64_t nbytes, const char* why) {
   const std::string message = "cpu: cannot allocate " + std::to_string(nbytes) + " bytes of host memory (" + why + ")";
-  return host()->set_error(host()->ctx, XD_ERR_OUT_OF_MEMORY, message.c_str());
+  return plugin::host()->set_error(plugin::host()->ctx, XD_ERR_OUT_OF_MEMORY, message.c_str());
 }
 
 xd_status mem_alloc(void*, int32_t device, uint64_t nbytes, void** handle) {
-  return plugin::guarded(host(), [&] {
+  return plugin::guarded(plugin::host(), [&] {
     if (const xd_status s = check_device(device); s != XD_OK) return s;
-    if (handle == nullptr) return host()->set_error(host()->ctx, XD_ERR_INVALID_ARGUMENT, "cpu: mem_alloc: handle is null");
+    if (handle == nullptr) return plugin::host()->set_error(plugin::host()->ctx, XD_ERR_INVALID_ARGUMENT, "cpu: mem_alloc: handle is null");
     *handle = nullptr;
     static const uint64_t limit = allocation_limit();
     if (nbytes > limit) return out_of_memory(nbytes, "more than physical memory and swap");

@@ -1,7 +1,6 @@
 // Streams and events. Kernels and copies run synchronously on the calling thread, so a stream
 // holds no work: synchronize and query succeed at once and stream_wait_event has nothing to
 // order. An event records a steady_clock time for elapsed_ms.
-#include "runtime/host.hpp"
 #include "runtime/runtime.hpp"
 
 #include <xd/plugin.hpp>
@@ -24,11 +23,11 @@ struct event {
 };
 
 xd_status null_handle(const char* what) {
-  return host()->set_error(host()->ctx, XD_ERR_INVALID_ARGUMENT, (std::string("cpu: ") + what + " is null").c_str());
+  return plugin::host()->set_error(plugin::host()->ctx, XD_ERR_INVALID_ARGUMENT, (std::string("cpu: ") + what + " is null").c_str());
 }
 
 xd_status stream_create(void*, int32_t device, xd_stream* out) {
-  return plugin::guarded(host(), [&] {
+  return plugin::guarded(plugin::host(), [&] {
     if (const xd_status s = check_device(device); s != XD_OK) return s;
     if (out == nullptr) return null_handle("stream_create output");
     *out = new stream{device};
@@ -45,7 +44,7 @@ xd_status stream_destroy(void*, int32_t device, xd_stream s) {
 xd_status stream_done(void*, int32_t device, xd_stream) { return check_device(device); }
 
 xd_status event_create(void*, int32_t device, xd_event* out) {
-  return plugin::guarded(host(), [&] {
+  return plugin::guarded(plugin::host(), [&] {
     if (const xd_status s = check_device(device); s != XD_OK) return s;
     if (out == nullptr) return null_handle("event_create output");
     *out = new event;
@@ -79,10 +78,10 @@ xd_status event_elapsed_ms(void*, int32_t device, xd_event start, xd_event end, 
   const auto* a = static_cast<const event*>(start);
   const auto* b = static_cast<const event*>(end);
   if (!a->recorded.load(std::memory_order_acquire))
-    return host()->set_error(host()->ctx, XD_ERR_INVALID_ARGUMENT,
+    return plugin::host()->set_error(plugin::host()->ctx, XD_ERR_INVALID_ARGUMENT,
                              "cpu: event_elapsed_ms: the start event was never recorded");
   if (!b->recorded.load(std::memory_order_acquire))
-    return host()->set_error(host()->ctx, XD_ERR_INVALID_ARGUMENT,
+    return plugin::host()->set_error(plugin::host()->ctx, XD_ERR_INVALID_ARGUMENT,
                              "cpu: event_elapsed_ms: the end event was never recorded");
   *ms = static_cast<double>(b->ns.load(std::memory_order_relaxed) - a->ns.load(std::memory_order_relaxed)) / 1e6;
   return XD_OK;

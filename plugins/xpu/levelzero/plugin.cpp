@@ -16,9 +16,13 @@
 #endif
 
 XD_PLUGIN_EXPORT xd_status xd_plugin_query(xd_plugin_info* info) {
-  return xd::plugin::fill_info(info, "levelzero", XD_LEVELZERO_PLUGIN_VERSION,
-                               "Intel GPUs through Level Zero (the XPU kernels as SPIR-V compiled at build time)",
-                               XD_DEVICE_KIND_GPU);
+  xd::plugin::identity id{"levelzero", XD_LEVELZERO_PLUGIN_VERSION,
+                          "Intel GPUs through Level Zero (the XPU kernels as SPIR-V compiled at build time)",
+                          XD_DEVICE_KIND_GPU};
+  id.family = "xpu";  // the XPU variant tried first
+  id.family_preference = 2;
+  id.family_kinds = XD_DEVICE_KIND_GPU | XD_DEVICE_KIND_ACCELERATOR;
+  return xd::plugin::fill_info(info, id);
 }
 
 XD_PLUGIN_EXPORT xd_status xd_plugin_init(const xd_host_api* host, xd_plugin_api* api) {

@@ -16,9 +16,13 @@
 #endif
 
 XD_PLUGIN_EXPORT xd_status xd_plugin_query(xd_plugin_info* info) {
-  return xd::plugin::fill_info(info, "opencl", XD_OPENCL_PLUGIN_VERSION,
-                               "OpenCL backend (kernels built at run time, binary cache in XD_CACHE_DIR)",
-                               XD_DEVICE_KIND_GPU | XD_DEVICE_KIND_CPU | XD_DEVICE_KIND_ACCELERATOR);
+  xd::plugin::identity id{"opencl", XD_OPENCL_PLUGIN_VERSION,
+                          "OpenCL backend (kernels built at run time, binary cache in XD_CACHE_DIR)",
+                          XD_DEVICE_KIND_GPU | XD_DEVICE_KIND_CPU | XD_DEVICE_KIND_ACCELERATOR};
+  id.family = "xpu";  // after Level Zero; its GPUs, then accelerators, never its CPU devices
+  id.family_preference = 1;
+  id.family_kinds = XD_DEVICE_KIND_GPU | XD_DEVICE_KIND_ACCELERATOR;
+  return xd::plugin::fill_info(info, id);
 }
 
 XD_PLUGIN_EXPORT xd_status xd_plugin_init(const xd_host_api* host, xd_plugin_api* api) {

@@ -12,14 +12,23 @@
  *   STUB_DEVICE_NAME     their name (default "stub device")
  *   STUB_DEVICE_MEMORY   its devices do not use host pointers, so the core moves data through
  *                        copy_h2d/copy_d2h (which are still memcpy: handles are malloc'd)
+ *   STUB_FAMILY          the family it declares (ABI 1.2), with STUB_FAMILY_PREFERENCE; its
+ *                        family takes GPUs and accelerators
+ *   STUB_DECLINES        also registers three ADD f32 kernels that decline every call: one whose
+ *                        check() gives a reason, one that fills the whole reason buffer without
+ *                        a terminator (the host must cut it), and one with only an ABI 1.0
+ *                        supports()
+ *   STUB_OPTIONS         declares options: a valid set (=1) or one malformed declaration (=2)
  *   STUB_PINNED          provides host_alloc/host_free (malloc, at most 1 GiB per call), and its
  *                        events stay pending while the exported xd_stub_set_pending(1) holds, so
  *                        a test decides when a copy "completes" (tests/unit/pinned_memory_test.cpp)
  * A working stub has one host-memory device and registers one kernel (FILL for f32), so ops
  * without a kernel exercise NotImplementedError and XD_FALLBACK=cpu. Named "opencl" or
- * "levelzero" with a GPU or CPU kind, it stands in for an XPU backend (tests/abi/xpu_selection_test.cpp). */
+ * "levelzero" with a GPU or CPU kind and the family "xpu", it stands in for an XPU backend
+ * (tests/abi/xpu_selection_test.cpp). */
 #include <xd/plugin_abi.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -180,6 +189,63 @@ UNUSED static xd_status fill_f32(const xd_kernel_call *call) {
   return XD_OK;
 }
 
+#ifdef STUB_DECLINES
+UNUSED static xd_status never_runs(const xd_kernel_call *call) {
+  (void)call;
+  return XD_ERR_INTERNAL;
+}
+static int32_t declines_with_reason(const xd_kernel_call *call, char *reason, size_t reason_size) {
+  (void)call;
+  snprintf(reason, reason_size, "this stub takes no call (f32 add of %d inputs)", (int)call->num_inputs);
+  return 0;
+}
+static int32_t declines_unterminated(const xd_kernel_call *call, char *reason, size_t reason_size) {
+  (void)call;
+  memset(reason, 'x', reason_size); /* no terminator, on purpose */
+  return 0;
+}
+static int declines_old_style(const xd_kernel_call *call) {
+  (void)call;
+  return 0;
+}
+static xd_status register_declining(const xd_host_api *host) {
+  xd_kernel_desc k;
+  xd_status s;
+  memset(&k, 0, sizeof k);
+  k.struct_size = sizeof k;
+  k.op = XD_OP_ADD;
+  k.dtype = XD_DTYPE_F32;
+  k.fn = never_runs;
+  k.name = STUB_NAME ".add.reason";
+  k.check = declines_with_reason;
+  if ((s = host->register_kernel(host->ctx, &k)) != XD_OK) return s;
+  k.name = STUB_NAME ".add.unterminated";
+  k.check = declines_unterminated;
+  if ((s = host->register_kernel(host->ctx, &k)) != XD_OK) return s;
+  /* An ABI 1.1 descriptor: no `check` field at all. */
+  k.struct_size = offsetof(xd_kernel_desc, check);
+  k.name = STUB_NAME ".add.old";
+  k.check = NULL;
+  k.supports = declines_old_style;
+  return host->register_kernel(host->ctx, &k);
+}
+#endif
+
+#ifdef STUB_OPTIONS
+static const xd_option_desc g_options[] = {
+#if STUB_OPTIONS == 1
+    {sizeof(xd_option_desc), "XD_STUB_LEVEL", XD_OPTION_INTEGER, 1, {1}, {64}, NULL, "2", "How hard the stub tries."},
+    {sizeof(xd_option_desc), "XD_STUB_FAST", XD_OPTION_FLAG, 0, {0}, {0}, NULL, "1", "Whether the stub hurries."},
+    {sizeof(xd_option_desc), "XD_STUB_MODE", XD_OPTION_CHOICE, 0, {0}, {0}, "quiet|loud", "quiet", "How it speaks."},
+    {sizeof(xd_option_desc), "XD_STUB_SHAPE", XD_OPTION_INTEGERS, 2, {1, 1}, {8, 16}, "rows,cols", "2,4", "A tile."},
+    {sizeof(xd_option_desc), "XD_STUB_FLAGS", XD_OPTION_TEXT, 0, {0}, {0}, NULL, "", "Extra flags."},
+#else
+    /* bounds upside down */
+    {sizeof(xd_option_desc), "XD_STUB_BROKEN", XD_OPTION_INTEGER, 1, {9}, {1}, NULL, "2", "Declared wrongly."},
+#endif
+};
+#endif
+
 EXPORT xd_status xd_plugin_query(xd_plugin_info *info) {
   if (info->struct_size < sizeof(xd_plugin_info)) return XD_ERR_INVALID_ARGUMENT;
   info->name = STUB_NAME;
@@ -188,6 +254,15 @@ EXPORT xd_status xd_plugin_query(xd_plugin_info *info) {
   info->version = "0.0.1";
   info->description = "test stub";
   info->device_kinds = STUB_DEVICE_KIND;
+#ifdef STUB_FAMILY
+  info->family = STUB_FAMILY;
+  info->family_preference = STUB_FAMILY_PREFERENCE;
+  info->family_kinds = XD_DEVICE_KIND_GPU | XD_DEVICE_KIND_ACCELERATOR;
+#endif
+#ifdef STUB_OPTIONS
+  info->options = g_options;
+  info->option_count = (int32_t)(sizeof g_options / sizeof g_options[0]);
+#endif
   return XD_OK;
 }
 
@@ -245,6 +320,11 @@ EXPORT xd_status xd_plugin_init(const xd_host_api *host, xd_plugin_api *api) {
   k.dtype = XD_DTYPE_F32;
   k.name = STUB_NAME ".fill";
   k.fn = fill_f32;
+#ifdef STUB_DECLINES
+  if (host->register_kernel(host->ctx, &k) != XD_OK) return XD_ERR_INTERNAL;
+  return register_declining(host);
+#else
   return host->register_kernel(host->ctx, &k);
+#endif
 }
 #endif

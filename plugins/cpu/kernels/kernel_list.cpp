@@ -1,0 +1,50 @@
+// The CPU backend's one registration list: every kernel, in the order its dispatch slot tries it,
+// as oneDNN keeps its implementation lists. For each op the specialised kernels come first
+// (oneDNN's matmul, which declines with a reason what it cannot take) and the reference loop
+// last, so the oracle every other backend is checked against always answers. Each entry is
+// defined beside its kernel (op, name, dtypes, check); this file only orders them.
+#include "kernels/kernel_list.hpp"
+
+namespace xd::cpu {
+
+extern const plugin::kernel_def def_fill, def_arange, def_rand, def_randn, def_copy;
+extern const plugin::kernel_def def_add, def_sub, def_mul, def_div;
+extern const plugin::kernel_def def_eq, def_lt, def_gt, def_where;
+extern const plugin::kernel_def def_neg, def_abs, def_relu, def_exp, def_log, def_sqrt, def_rsqrt, def_gelu, def_silu,
+    def_sigmoid, def_tanh, def_pow;
+extern const plugin::kernel_def def_sum, def_mean, def_amax, def_amin, def_argmax;
+extern const plugin::kernel_def def_softmax, def_log_softmax;
+extern const plugin::kernel_def def_mm_loop, def_addmm_loop, def_bmm_loop, def_baddbmm_loop;
+extern const plugin::kernel_def def_int_mm_loop, def_scaled_mm_loop;
+extern const plugin::kernel_def def_rms_norm, def_rms_norm_backward;
+extern const plugin::kernel_def def_weight_int4_mm, def_quantize_int4;
+extern const plugin::kernel_def def_csr_addmm, def_csr_to_dense;
+#ifdef XD_CPU_HAVE_DNNL
+extern const plugin::kernel_def def_mm_dnnl, def_addmm_dnnl, def_bmm_dnnl, def_baddbmm_dnnl, def_int_mm_dnnl;
+#endif
+
+namespace {
+
+const plugin::kernel_def* const kKernels[] = {
+    // creation, random numbers, copies and casts
+    &def_fill, &def_arange, &def_rand, &def_randn, &def_copy,
+    // pointwise
+    &def_add, &def_sub, &def_mul, &def_div, &def_eq, &def_lt, &def_gt, &def_where, &def_neg, &def_abs, &def_relu,
+    &def_exp, &def_log, &def_sqrt, &def_rsqrt, &def_gelu, &def_silu, &def_sigmoid, &def_tanh, &def_pow,
+    // reductions and softmax
+    &def_sum, &def_mean, &def_amax, &def_amin, &def_argmax, &def_softmax, &def_log_softmax,
+    // matmul: oneDNN first, the loops last
+#ifdef XD_CPU_HAVE_DNNL
+    &def_mm_dnnl, &def_addmm_dnnl, &def_bmm_dnnl, &def_baddbmm_dnnl, &def_int_mm_dnnl,
+#endif
+    &def_mm_loop, &def_addmm_loop, &def_bmm_loop, &def_baddbmm_loop, &def_int_mm_loop, &def_scaled_mm_loop,
+    // normalisation, quantized and sparse matmul
+    &def_rms_norm, &def_rms_norm_backward, &def_weight_int4_mm, &def_quantize_int4, &def_csr_addmm,
+    &def_csr_to_dense,
+};
+
+}  // namespace
+
+void register_kernels(plugin::registrar& r) { plugin::register_kernels(r, kKernels); }
+
+}  // namespace xd::cpu
