@@ -108,6 +108,12 @@ inline void log(xd_log_level level, const std::string& message) { this_plugin().
 [[noreturn]] inline void fail(xd_status code, const std::string& message) {
   throw error(code, std::string(name()) + ": " + message);
 }
+// For entry points that return a status themselves: reports "<plugin name>: <message>" through
+// the host and returns `code` (`return plugin::report(XD_ERR_INVALID_ARGUMENT, "...");`).
+inline xd_status report(xd_status code, const std::string& message) {
+  const xd_host_api* h = host();
+  return h != nullptr ? h->set_error(h->ctx, code, (std::string(name()) + ": " + message).c_str()) : code;
+}
 // A call that breaks the ABI's contract: XD_ERR_INVALID_ARGUMENT.
 [[noreturn]] inline void invalid(const std::string& message) { fail(XD_ERR_INVALID_ARGUMENT, message); }
 
@@ -464,6 +470,61 @@ inline xd_status fill_info(xd_plugin_info* info, const identity& id) {
 inline xd_status fill_info(xd_plugin_info* info, const char* name, const char* version, const char* description,
                            uint32_t device_kinds) {
   return fill_info(info, identity{name, version, description, device_kinds});
+}
+
+// The runtime half of the api table in three groups, each set by one call, so that a plugin's
+// runtime files name their functions once and cannot leave one of a group out.
+struct device_functions {
+  decltype(xd_plugin_api::device_count) count;
+  decltype(xd_plugin_api::device_properties) properties;
+};
+struct memory_functions {
+  decltype(xd_plugin_api::mem_alloc) mem_alloc;
+  decltype(xd_plugin_api::mem_free) mem_free;
+  decltype(xd_plugin_api::host_alloc) host_alloc;  // both nullptr: no pinned host memory
+  decltype(xd_plugin_api::host_free) host_free;
+  decltype(xd_plugin_api::copy_h2d) copy_h2d;
+  decltype(xd_plugin_api::copy_d2h) copy_d2h;
+  decltype(xd_plugin_api::copy_d2d) copy_d2d;
+};
+struct stream_functions {
+  decltype(xd_plugin_api::stream_create) stream_create;
+  decltype(xd_plugin_api::stream_destroy) stream_destroy;
+  decltype(xd_plugin_api::stream_synchronize) stream_synchronize;
+  decltype(xd_plugin_api::stream_query) stream_query;
+  decltype(xd_plugin_api::event_create) event_create;
+  decltype(xd_plugin_api::event_destroy) event_destroy;
+  decltype(xd_plugin_api::event_record) event_record;
+  decltype(xd_plugin_api::stream_wait_event) stream_wait_event;
+  decltype(xd_plugin_api::event_query) event_query;
+  decltype(xd_plugin_api::event_synchronize) event_synchronize;
+  decltype(xd_plugin_api::event_elapsed_ms) event_elapsed_ms;
+};
+inline void set_devices(xd_plugin_api& a, const device_functions& f) {
+  a.device_count = f.count;
+  a.device_properties = f.properties;
+}
+inline void set_memory(xd_plugin_api& a, const memory_functions& f) {
+  a.mem_alloc = f.mem_alloc;
+  a.mem_free = f.mem_free;
+  a.host_alloc = f.host_alloc;
+  a.host_free = f.host_free;
+  a.copy_h2d = f.copy_h2d;
+  a.copy_d2h = f.copy_d2h;
+  a.copy_d2d = f.copy_d2d;
+}
+inline void set_streams(xd_plugin_api& a, const stream_functions& f) {
+  a.stream_create = f.stream_create;
+  a.stream_destroy = f.stream_destroy;
+  a.stream_synchronize = f.stream_synchronize;
+  a.stream_query = f.stream_query;
+  a.event_create = f.event_create;
+  a.event_destroy = f.event_destroy;
+  a.event_record = f.event_record;
+  a.stream_wait_event = f.stream_wait_event;
+  a.event_query = f.event_query;
+  a.event_synchronize = f.event_synchronize;
+  a.event_elapsed_ms = f.event_elapsed_ms;
 }
 
 // Copies a fully built api table into the host's, within the size the host gave.

@@ -148,3 +148,53 @@ TEST(XdInfo, UnknownOptionIsAUsageError) {
 }
 
 }  // namespace
+
+namespace {
+
+// Plugin tunables are declared options: xd-info lists them with what they accept and their
+// default, and a malformed value is a warning naming it, after which the default holds.
+TEST(XdInfo, ListsTheOptionsEachPluginDeclares) {
+  const auto r = run("");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("Plugin options"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("XD_LEVELZERO_BUILD_FLAGS"), std::string::npos) << r.output;
+  const auto j = nlohmann::json::parse(run("", "--json").output);
+  bool found = false;
+  for (const auto& p : j["plugins"]) {
+    if (p["name"] != "opencl") continue;
+    EXPECT_EQ(p["family"], "xpu");
+    for (const auto& o : p["options"])
+      if (o["name"] == "XD_OPENCL_RMS_BWD_GROUPS_PER_CU") {
+        found = true;
+        EXPECT_EQ(o["kind"], "integer");
+        EXPECT_EQ(o["accepted"], "1..64");
+        EXPECT_EQ(o["default"], "2");
+      }
+  }
+  if (status_of(j, "opencl").empty()) GTEST_SKIP() << "no OpenCL plugin in this build";
+  EXPECT_TRUE(found) << j.dump(1);
+}
+
+TEST(XdInfo, AMalformedPluginOptionWarnsAndKeepsTheDefault) {
+  const auto j = nlohmann::json::parse(run("", "--json").output);
+  if (status_of(j, "opencl") != "loaded") GTEST_SKIP() << "no OpenCL device";
+  const auto r = run("XD_LOG=warn XD_OPENCL_INT4_TUNING=32,8,4 XD_BACKEND=opencl");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("opencl: XD_OPENCL_INT4_TUNING='32,8,4' is not valid (accepted: lanes,cols,split_k,tiles in "
+                          "1..256,1..64,1..32,1..16); using the default 32,8,4,4"),
+            std::string::npos)
+      << r.output;
+}
+
+TEST(XdInfo, KernelsListsEveryKernelInTheOrderItsSlotTriesThem) {
+  const auto r = run("", "--kernels");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("cpu.mm.loop"), std::string::npos) << r.output;
+  // Within the f32 mm slot, oneDNN (when built) is tried before the reference loop.
+  const auto dnnl = r.output.find("f32       cpu.mm.dnnl");
+  if (dnnl != std::string::npos) {
+    EXPECT_LT(dnnl, r.output.find("f32       cpu.mm.loop")) << "specialised kernels first";
+  }
+}
+
+}  // namespace

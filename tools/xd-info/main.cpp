@@ -2,7 +2,9 @@
 // devices, and which kernels exist for which op, backend and dtype.
 //
 //   xd-info            human-readable report
-//   xd-info --json     the same as one JSON object: plugins, backends, devices, kernels, default_device
+//   xd-info --json     the same as one JSON object: plugins (with their declared options),
+//                      backends, devices, kernels, default_device
+//   xd-info --kernels  every registered kernel, in the order each dispatch slot tries them
 // Exit status: 0 on success, 1 when XD_* settings are invalid (e.g. XD_BACKEND names an
 // unavailable backend), 2 on a usage error.
 #include "common/startup.hpp"
@@ -43,13 +45,19 @@ nlohmann::json device_json(const xd::Device& d) {
 int print_json(const xd::Device& def) {
   nlohmann::json j;
   j["plugins"] = nlohmann::json::array();
-  for (const auto& r : xd::load_report())
+  for (const auto& r : xd::load_report()) {
+    nlohmann::json options = nlohmann::json::array();
+    for (const auto& o : r.options)
+      options.push_back({{"name", o.name}, {"kind", o.kind}, {"accepted", o.accepted}, {"default", o.default_value},
+                         {"doc", o.doc}});
     j["plugins"].push_back({{"path", r.path}, {"name", r.name}, {"status", xd::load_status_name(r.status)},
-                            {"reason", r.reason}, {"abi", r.abi}, {"version", r.version}});
+                            {"reason", r.reason}, {"abi", r.abi}, {"version", r.version}, {"family", r.family},
+                            {"options", options}});
+  }
   j["backends"] = nlohmann::json::array();
   for (const auto& b : xd::backends())
     j["backends"].push_back({{"name", b.name}, {"devices", b.device_count}, {"path", b.path}, {"version", b.version},
-                             {"abi", b.abi}});
+                             {"abi", b.abi}, {"family", b.family}, {"host_reference", b.host_reference}});
   j["devices"] = nlohmann::json::array();
   for (const auto& d : xd::devices()) j["devices"].push_back(device_json(d));
   j["kernels"] = nlohmann::json::array();
@@ -59,6 +67,13 @@ int print_json(const xd::Device& def) {
   j["default_device"] = def.str();
   std::cout << j.dump(2) << "\n";
   return 0;
+}
+
+// Every registered kernel in the order its slot tries it: the names xd::set_kernel_enabled takes.
+void print_kernels() {
+  std::printf("%-20s %-10s %-9s %s\n", "OP", "BACKEND", "DTYPE", "KERNEL (in the order tried)");
+  for (const auto& k : xd::kernels())
+    std::printf("%-20s %-10s %-9s %s\n", k.op.c_str(), k.backend.c_str(), xd::dtype_name(k.dtype), k.name.c_str());
 }
 
 void print_text(const xd::Device& def) {
@@ -73,6 +88,18 @@ void print_text(const xd::Device& def) {
                 static_cast<double>(p.total_memory) / (1ull << 30), p.supports_f16 ? "yes" : "no",
                 p.supports_f64 ? "yes" : "no", p.supports_bf16 ? "yes" : "no");
   }
+  // The settings each plugin declared it reads from the environment (also for plugins that did not
+  // load: a user may be setting one to make it load).
+  std::printf("\nPlugin options (docs/env-vars.md):\n");
+  bool any = false;
+  for (const auto& r : xd::load_report()) {
+    for (const auto& o : r.options) {
+      any = true;
+      std::printf("  %-10s %-32s %s: %s; default %s\n             %s\n", r.name.c_str(), o.name.c_str(), o.kind.c_str(),
+                  o.accepted.c_str(), o.default_value.empty() ? "unset" : o.default_value.c_str(), o.doc.c_str());
+    }
+  }
+  if (!any) std::printf("  (none declared)\n");
   // Coverage: one row per op, one column per backend, the dtypes that have a kernel.
   std::map<std::string, std::map<std::string, std::set<int>>> cov;
   for (const auto& k : xd::kernels()) cov[k.op][k.backend].insert(static_cast<int>(k.dtype));
@@ -93,7 +120,8 @@ void print_text(const xd::Device& def) {
 
 int main(int argc, char** argv) {
   po::options_description opts("xd-info: plugins, devices and kernels xdispatch can see\nOptions");
-  opts.add_options()("help,h", "show this help")("json", "print one JSON object instead of text");
+  opts.add_options()("help,h", "show this help")("json", "print one JSON object instead of text")(
+      "kernels", "list every registered kernel by op, backend and dtype, in the order each slot tries them");
   po::variables_map vm;
   try {
     po::store(po::parse_command_line(argc, argv, opts), vm);
@@ -109,6 +137,10 @@ int main(int argc, char** argv) {
   try {
     const xd::Device def = xd::cli::startup_or_exit("xd-info", 1).device;  // a bad XD_BACKEND fails here
     if (vm.count("json")) return print_json(def);
+    if (vm.count("kernels")) {
+      print_kernels();
+      return 0;
+    }
     print_text(def);
     return 0;
   } catch (const xd::Error& e) {

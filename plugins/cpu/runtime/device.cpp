@@ -1,15 +1,14 @@
 // Device enumeration and properties: one device, the host CPU.
-#include "runtime/runtime.hpp"
-
 #include <xd/plugin.hpp>
 
-#include <unistd.h>
+#include "runtime/runtime.hpp"
 
 #include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <string>
 #include <thread>
+#include <unistd.h>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -69,7 +68,7 @@ int32_t device_count(void*) { return 1; }
 xd_status device_properties(void*, int32_t device, xd_device_properties* out) {
   return plugin::guarded(plugin::host(), [&] {
     if (const xd_status s = check_device(device); s != XD_OK) return s;
-    if (out == nullptr) return plugin::host()->set_error(plugin::host()->ctx, XD_ERR_INVALID_ARGUMENT, "cpu: device_properties: out is null");
+    if (out == nullptr) return plugin::report(XD_ERR_INVALID_ARGUMENT, "device_properties: out is null");
     // Reading /proc/cpuinfo once is enough; the properties never change.
     static const xd_device_properties props = build_properties();
     plugin::copy_sized(out, props);
@@ -81,13 +80,10 @@ xd_status device_properties(void*, int32_t device, xd_device_properties* out) {
 
 xd_status check_device(int32_t device) {
   if (device == 0) return XD_OK;
-  return plugin::host()->set_error(plugin::host()->ctx, XD_ERR_INVALID_ARGUMENT,
-                           ("cpu: device index " + std::to_string(device) + " out of range (the CPU backend has 1 device)").c_str());
+  return plugin::report(XD_ERR_INVALID_ARGUMENT,
+                        "device index " + std::to_string(device) + " out of range (the CPU backend has 1 device)");
 }
 
-void fill_device_api(xd_plugin_api& api) {
-  api.device_count = device_count;
-  api.device_properties = device_properties;
-}
+void fill_device_api(xd_plugin_api& api) { plugin::set_devices(api, {device_count, device_properties}); }
 
 }  // namespace xd::cpu

@@ -1,14 +1,13 @@
 // Device memory of the CPU backend: 64-byte aligned host allocations (a cache line, and enough
 // for any vector load), and copies that are plain memcpy because handles are host pointers.
-#include "runtime/runtime.hpp"
-
 #include <xd/plugin.hpp>
 
-#include <sys/sysinfo.h>
+#include "runtime/runtime.hpp"
 
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <sys/sysinfo.h>
 
 namespace xd::cpu {
 
@@ -26,14 +25,14 @@ uint64_t allocation_limit() {
 }
 
 xd_status out_of_memory(uint64_t nbytes, const char* why) {
-  const std::string message = "cpu: cannot allocate " + std::to_string(nbytes) + " bytes of host memory (" + why + ")";
-  return plugin::host()->set_error(plugin::host()->ctx, XD_ERR_OUT_OF_MEMORY, message.c_str());
+  return plugin::report(XD_ERR_OUT_OF_MEMORY,
+                        "cannot allocate " + std::to_string(nbytes) + " bytes of host memory (" + why + ")");
 }
 
 xd_status mem_alloc(void*, int32_t device, uint64_t nbytes, void** handle) {
   return plugin::guarded(plugin::host(), [&] {
     if (const xd_status s = check_device(device); s != XD_OK) return s;
-    if (handle == nullptr) return plugin::host()->set_error(plugin::host()->ctx, XD_ERR_INVALID_ARGUMENT, "cpu: mem_alloc: handle is null");
+    if (handle == nullptr) return plugin::report(XD_ERR_INVALID_ARGUMENT, "mem_alloc: handle is null");
     *handle = nullptr;
     static const uint64_t limit = allocation_limit();
     if (nbytes > limit) return out_of_memory(nbytes, "more than physical memory and swap");
@@ -58,15 +57,15 @@ xd_status mem_free(void*, int32_t device, void* handle) {
 // adding an offset to one.
 void copy_bytes(void* dst, const void* src, uint64_t nbytes) { std::memcpy(dst, src, static_cast<size_t>(nbytes)); }
 
-xd_status copy_h2d(void*, int32_t device, xd_stream, void* dst, uint64_t dst_offset, const void* src,
-                   uint64_t nbytes, int32_t) {
+xd_status copy_h2d(void*, int32_t device, xd_stream, void* dst, uint64_t dst_offset, const void* src, uint64_t nbytes,
+                   int32_t) {
   if (const xd_status s = check_device(device); s != XD_OK) return s;
   if (nbytes != 0) copy_bytes(static_cast<char*>(dst) + dst_offset, src, nbytes);
   return XD_OK;
 }
 
-xd_status copy_d2h(void*, int32_t device, xd_stream, void* dst, const void* src, uint64_t src_offset,
-                   uint64_t nbytes, int32_t) {
+xd_status copy_d2h(void*, int32_t device, xd_stream, void* dst, const void* src, uint64_t src_offset, uint64_t nbytes,
+                   int32_t) {
   if (const xd_status s = check_device(device); s != XD_OK) return s;
   if (nbytes != 0) copy_bytes(dst, static_cast<const char*>(src) + src_offset, nbytes);
   return XD_OK;
@@ -85,13 +84,8 @@ xd_status copy_d2d(void*, int32_t device, xd_stream, void* dst, uint64_t dst_off
 }  // namespace
 
 void fill_memory_api(xd_plugin_api& api) {
-  api.mem_alloc = mem_alloc;
-  api.mem_free = mem_free;
-  api.host_alloc = nullptr;  // host memory is already "pinned" for the CPU: no pinned allocator
-  api.host_free = nullptr;
-  api.copy_h2d = copy_h2d;
-  api.copy_d2h = copy_d2h;
-  api.copy_d2d = copy_d2d;
+  // No pinned allocator (host_alloc, host_free): host memory is what this device already uses.
+  plugin::set_memory(api, {mem_alloc, mem_free, nullptr, nullptr, copy_h2d, copy_d2h, copy_d2d});
 }
 
 }  // namespace xd::cpu

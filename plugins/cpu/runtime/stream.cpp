@@ -1,9 +1,9 @@
 // Streams and events. Kernels and copies run synchronously on the calling thread, so a stream
 // holds no work: synchronize and query succeed at once and stream_wait_event has nothing to
 // order. An event records a steady_clock time for elapsed_ms.
-#include "runtime/runtime.hpp"
-
 #include <xd/plugin.hpp>
+
+#include "runtime/runtime.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -23,7 +23,7 @@ struct event {
 };
 
 xd_status null_handle(const char* what) {
-  return plugin::host()->set_error(plugin::host()->ctx, XD_ERR_INVALID_ARGUMENT, (std::string("cpu: ") + what + " is null").c_str());
+  return plugin::report(XD_ERR_INVALID_ARGUMENT, std::string(what) + " is null");
 }
 
 xd_status stream_create(void*, int32_t device, xd_stream* out) {
@@ -78,11 +78,9 @@ xd_status event_elapsed_ms(void*, int32_t device, xd_event start, xd_event end, 
   const auto* a = static_cast<const event*>(start);
   const auto* b = static_cast<const event*>(end);
   if (!a->recorded.load(std::memory_order_acquire))
-    return plugin::host()->set_error(plugin::host()->ctx, XD_ERR_INVALID_ARGUMENT,
-                             "cpu: event_elapsed_ms: the start event was never recorded");
+    return plugin::report(XD_ERR_INVALID_ARGUMENT, "event_elapsed_ms: the start event was never recorded");
   if (!b->recorded.load(std::memory_order_acquire))
-    return plugin::host()->set_error(plugin::host()->ctx, XD_ERR_INVALID_ARGUMENT,
-                             "cpu: event_elapsed_ms: the end event was never recorded");
+    return plugin::report(XD_ERR_INVALID_ARGUMENT, "event_elapsed_ms: the end event was never recorded");
   *ms = static_cast<double>(b->ns.load(std::memory_order_relaxed) - a->ns.load(std::memory_order_relaxed)) / 1e6;
   return XD_OK;
 }
@@ -90,17 +88,8 @@ xd_status event_elapsed_ms(void*, int32_t device, xd_event start, xd_event end, 
 }  // namespace
 
 void fill_stream_api(xd_plugin_api& api) {
-  api.stream_create = stream_create;
-  api.stream_destroy = stream_destroy;
-  api.stream_synchronize = stream_done;
-  api.stream_query = stream_done;
-  api.event_create = event_create;
-  api.event_destroy = event_destroy;
-  api.event_record = event_record;
-  api.stream_wait_event = stream_wait_event;
-  api.event_query = event_done;
-  api.event_synchronize = event_done;
-  api.event_elapsed_ms = event_elapsed_ms;
+  plugin::set_streams(api, {stream_create, stream_destroy, stream_done, stream_done, event_create, event_destroy,
+                            event_record, stream_wait_event, event_done, event_done, event_elapsed_ms});
 }
 
 }  // namespace xd::cpu

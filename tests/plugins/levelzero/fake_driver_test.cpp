@@ -12,7 +12,6 @@
 #include "fake_ze.hpp"
 #include "program/module_cache.hpp"
 #include "runtime/driver.hpp"
-#include "runtime/host.hpp"
 #include "runtime/runtime.hpp"
 
 #include <gtest/gtest.h>
@@ -57,7 +56,7 @@ class LevelZeroFakeDriver : public ::testing::Test {
     host_.ctx = &recorded_;
     host_.set_error = record_error;
     host_.log = ignore_log;
-    xd::l0::set_host(&host_);
+    xd::plugin::this_plugin().host.set(&host_);
   }
   void TearDown() override {
     EXPECT_TRUE(fake_ze::violations().empty()) << "the plugin broke the Level Zero contract:\n"

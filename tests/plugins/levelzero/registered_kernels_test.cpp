@@ -1,11 +1,10 @@
-// What the Level Zero plugin registers, without a driver: xd::l0::register_kernels() is called
-// with a host that records every kernel description (the plugin calls it the same way from
+// What the Level Zero plugin registers, without a driver: the XPU list's register_kernels() is
+// called with a host that records every kernel description (the plugin calls it the same way from
 // xd_plugin_init, after zeInit). The recorded (op, dtype) set must equal the CPU reference's for
-// every op the plugin has a launcher for, and must cover every op the OpenCL plugin registers
-// (when an OpenCL device is there to load it). Nothing here launches a kernel: that needs an
-// Intel GPU and `xd-conform --backend levelzero` (docs/backends/levelzero.md).
-#include "kernel_table.hpp"
-#include "kernels/register.hpp"
+// every op the list has a launcher for, and must cover every op the OpenCL plugin registers (when
+// an OpenCL device is there to load it). Nothing here launches a kernel: that needs an Intel GPU
+// and `xd-conform --backend levelzero` (docs/backends/levelzero.md).
+#include "common/kernel_list.hpp"
 
 #include <xd/xd.hpp>
 
@@ -23,7 +22,7 @@ using op_dtype = std::pair<std::string, int32_t>;
 struct recorded {
   std::set<op_dtype> pairs;
   std::map<op_dtype, int> count;
-  bool all_have_supports = true;
+  bool all_have_check = true;
 };
 
 xd_status record_kernel(void* ctx, const xd_kernel_desc* d) {
@@ -31,7 +30,7 @@ xd_status record_kernel(void* ctx, const xd_kernel_desc* d) {
   const std::string op = xd::op_names().at(static_cast<size_t>(d->op));
   r.pairs.insert({op, d->dtype});
   ++r.count[{op, d->dtype}];
-  if (d->supports == nullptr || d->fn == nullptr) r.all_have_supports = false;
+  if (d->check == nullptr || d->fn == nullptr) r.all_have_check = false;
   return XD_OK;
 }
 
@@ -42,7 +41,7 @@ recorded levelzero_registrations() {
   host.ctx = &r;
   host.register_kernel = record_kernel;
   xd::plugin::registrar reg(&host);
-  xd::l0::register_kernels(reg);
+  xd::xpu::register_kernels(reg);
   return r;
 }
 
@@ -68,17 +67,17 @@ std::set<int32_t> dtypes_of(const std::set<op_dtype>& pairs, const std::string& 
 
 std::string names(const std::set<int32_t>& dtypes) {
   std::string s;
-  for (int32_t d : dtypes) s += std::string(s.empty() ? "" : " ") + xd::xpu::dtype_tag(d);
+  for (int32_t d : dtypes) s += std::string(s.empty() ? "" : " ") + xd::dtype_tag(d);
   return s.empty() ? "(none)" : s;
 }
 
 TEST(LevelZeroRegistration, EveryTableEntryHasALauncherRegisteredOnce) {
   const recorded r = levelzero_registrations();
-  EXPECT_TRUE(r.all_have_supports) << "a kernel was registered without fn or supports()";
+  EXPECT_TRUE(r.all_have_check) << "a kernel was registered without fn or check()";
   size_t expected = 0;
   for (int32_t d = 0; d < XD_DTYPE_COUNT_V1; ++d) expected += xd::xpu::registered_ops(d).size();
   EXPECT_EQ(r.pairs.size(), expected);
-  for (const auto& [key, n] : r.count) EXPECT_EQ(n, 1) << key.first << " " << xd::xpu::dtype_tag(key.second);
+  for (const auto& [key, n] : r.count) EXPECT_EQ(n, 1) << key.first << " " << xd::dtype_tag(key.second);
 }
 
 TEST(LevelZeroRegistration, DtypesEqualTheCpuReferencesForEveryOp) {

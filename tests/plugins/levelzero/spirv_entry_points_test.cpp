@@ -1,9 +1,9 @@
-// The embedded SPIR-V modules against the kernel table: for every module, the set of its
-// OpEntryPoints equals the entry points the plugin registers or launches for its dtype (plus the
-// few the table lists as compiled but unused, each with a reason there); and every
-// (source, dtype[, weight dtype]) the table uses has its modules. Driver-free: it reads the bytes
+// The embedded SPIR-V modules against the XPU kernel list: for every module, the set of its
+// OpEntryPoints equals the entry points the list registers or launches for its dtype (plus the
+// few it names as compiled but unused, each with a reason there); and every
+// (source, dtype[, weight dtype]) the list uses has its modules. Driver-free: it reads the bytes
 // the plugin embeds.
-#include "kernel_table.hpp"
+#include "common/kernel_list.hpp"
 #include "spirv/spirv_modules.hpp"
 #include "spirv_reader.hpp"
 
@@ -75,8 +75,8 @@ TEST(LevelZeroSpirv, EveryTableEntryHasItsModules) {
   for (int32_t dtype = 0; dtype < XD_DTYPE_COUNT_V1; ++dtype) {
     for (bool fp64 : {false, true}) {
       for (const auto& k : xd::xpu::kernels_for(dtype, fp64)) {
-        EXPECT_NE(xd::l0::find_spirv_module(k.source, xd::xpu::dtype_tag(dtype), fp64), nullptr)
-            << "no module " << k.source << "." << xd::xpu::dtype_tag(dtype) << (fp64 ? ".fp64" : ".base")
+        EXPECT_NE(xd::l0::find_spirv_module(k.source, xd::dtype_tag(dtype), fp64), nullptr)
+            << "no module " << k.source << "." << xd::dtype_tag(dtype) << (fp64 ? ".fp64" : ".base")
             << " for " << k.entry;
         // rms_norm: a module per weight dtype the CPU reference accepts beside this x dtype.
         for (int32_t wtype : xd::xpu::weight_dtypes(k.source, dtype)) {

@@ -1,6 +1,5 @@
 #include "program/module_cache.hpp"
 
-#include "runtime/host.hpp"
 #include "spirv/spirv_modules.hpp"
 
 #include <cstdlib>
@@ -38,6 +37,15 @@ module_cache::~module_cache() {
   }
 }
 
+const xd_option_desc& build_flags_option() {
+  static const xd_option_desc o{sizeof(xd_option_desc), "XD_LEVELZERO_BUILD_FLAGS", XD_OPTION_TEXT, 0, {}, {},
+                                nullptr, "",
+                                "Appended to -cl-fp32-correctly-rounded-divide-sqrt when a SPIR-V module is "
+                                "created (zeModuleCreate); a failure reports the driver's build log. Read at each "
+                                "module build."};
+  return o;
+}
+
 void module_cache::build(entry& e, const char* source, const char* tag) {
   const spirv_module* m = find_spirv_module(source, tag, device_.fp64);
   const std::string what = std::string("kernels/") + source + ".cl for " + tag + (device_.fp64 ? " (fp64)" : "") +
@@ -54,8 +62,7 @@ void module_cache::build(entry& e, const char* source, const char* tag) {
   // (docs/backends/levelzero.md). The -cl- form is the one IGC also reads in OpenCL builds, so it
   // stays.
   std::string flags = "-cl-fp32-correctly-rounded-divide-sqrt";
-  if (const char* extra = secure_getenv("XD_LEVELZERO_BUILD_FLAGS"); extra != nullptr && *extra != '\0')
-    flags += std::string(" ") + extra;
+  if (const std::string extra = plugin::option_text(build_flags_option()); !extra.empty()) flags += " " + extra;
   ze_module_desc_t desc{};
   desc.stype = ZE_STRUCTURE_TYPE_MODULE_DESC;
   desc.format = ZE_MODULE_FORMAT_IL_SPIRV;
@@ -68,11 +75,11 @@ void module_cache::build(entry& e, const char* source, const char* tag) {
     e.module = nullptr;
     e.error = "levelzero: zeModuleCreate(" + what + ") failed: " + ze_result_string(r) + "\nbuild flags: " + flags +
               "\nbuild log:\n" + build_log(log);
-    xd::l0::log(XD_LOG_ERROR, e.error);
+    plugin::log(XD_LOG_ERROR, e.error);
     return;
   }
   if (log != nullptr) zeModuleBuildLogDestroy(log);
-  xd::l0::log(XD_LOG_DEBUG, "module " + what + " created");
+  plugin::log(XD_LOG_DEBUG, "module " + what + " created");
 }
 
 kernel_object& module_cache::kernel(const char* source, const char* tag, const std::string& name) {

@@ -30,9 +30,12 @@ struct kernel_object {
   std::string name;
   // zeKernelGetProperties at creation: the required group size (reqd_work_group_size in the .cl),
   // the local memory one group uses and the subgroup limits, which a launch checks its group
-  // size against (kernels/launch.cpp).
+  // size against (launcher.cpp).
   ze_kernel_properties_t props{};
 };
+
+// XD_LEVELZERO_BUILD_FLAGS, the plugin's one declared option (its query lists it).
+const xd_option_desc& build_flags_option();
 
 class module_cache {
  public:

@@ -1,6 +1,5 @@
 // device_count and device_properties, answered from what init_platform() gathered.
 #include "runtime/driver.hpp"
-#include "runtime/host.hpp"
 #include "runtime/runtime.hpp"
 
 namespace xd::l0 {
@@ -20,9 +19,6 @@ xd_status properties(void*, int32_t index, xd_device_properties* out) {
 
 }  // namespace
 
-void fill_device_api(xd_plugin_api& api) {
-  api.device_count = count;
-  api.device_properties = properties;
-}
+void fill_device_api(xd_plugin_api& api) { plugin::set_devices(api, {count, properties}); }
 
 }  // namespace xd::l0

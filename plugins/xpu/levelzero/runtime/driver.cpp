@@ -1,7 +1,7 @@
 #include "runtime/driver.hpp"
 
+#include "launcher.hpp"
 #include "program/module_cache.hpp"
-#include "runtime/host.hpp"
 
 #include <cstdio>
 #include <cstring>
@@ -15,9 +15,12 @@ platform g_platform;
 
 std::string vendor_name(uint32_t id) {
   switch (id) {
-    case 0x8086: return "Intel";
-    case 0x1002: return "AMD";
-    case 0x10de: return "NVIDIA";
+    case 0x8086:
+      return "Intel";
+    case 0x1002:
+      return "AMD";
+    case 0x10de:
+      return "NVIDIA";
     default: {
       char buf[32];
       std::snprintf(buf, sizeof buf, "vendor 0x%04x", id);
@@ -64,8 +67,9 @@ driver_info query_driver(ze_driver_handle_t driver) {
   check(zeDriverGetProperties(driver, &p), "zeDriverGetProperties");
   check(zeDriverGetApiVersion(driver, &info.api), "zeDriverGetApiVersion");
   char buf[96];
-  std::snprintf(buf, sizeof buf, "%u.%u.%u (Level Zero API %u.%u)", p.driverVersion >> 24, (p.driverVersion >> 16) & 0xff,
-                p.driverVersion & 0xffff, ZE_MAJOR_VERSION(info.api), ZE_MINOR_VERSION(info.api));
+  std::snprintf(buf, sizeof buf, "%u.%u.%u (Level Zero API %u.%u)", p.driverVersion >> 24,
+                (p.driverVersion >> 16) & 0xff, p.driverVersion & 0xffff, ZE_MAJOR_VERSION(info.api),
+                ZE_MINOR_VERSION(info.api));
   info.version = buf;
   info.blocking_free = query_blocking_free(driver);
   return info;
@@ -113,7 +117,8 @@ std::unique_ptr<device> make_device(ze_driver_handle_t driver, ze_context_handle
       d->compute_ordinal = i;
       found = true;
     }
-  if (!found) throw plugin::error(XD_ERR_DEVICE, std::string("levelzero: device ") + p.name + " has no compute queue group");
+  if (!found)
+    throw plugin::error(XD_ERR_DEVICE, std::string("levelzero: device ") + p.name + " has no compute queue group");
 
   d->fp64 = (mp.flags & ZE_DEVICE_MODULE_FLAG_FP64) != 0;
   if (p.timerResolution > 0)
@@ -145,6 +150,7 @@ std::unique_ptr<device> make_device(ze_driver_handle_t driver, ze_context_handle
   o.total_memory = total;
   o.compute_units = d->compute_units;
   o.max_work_group_size = cp.maxTotalGroupSize;
+  d->launch = launch_info(*d);
   d->modules = std::make_unique<module_cache>(*d);
   return d;
 }
@@ -212,8 +218,8 @@ platform& init_platform() {
   }
   g_platform.devices = std::move(devices);
   g_platform.contexts = std::move(contexts);
-  log(XD_LOG_INFO, std::to_string(g_platform.devices.size()) + " GPU device(s) on " + std::to_string(ndrivers) +
-                       " driver(s)");
+  log(XD_LOG_INFO,
+      std::to_string(g_platform.devices.size()) + " GPU device(s) on " + std::to_string(ndrivers) + " driver(s)");
   return g_platform;
 }
 

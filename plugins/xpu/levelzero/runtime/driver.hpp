@@ -4,6 +4,7 @@
 // devices are read-only (their module caches lock themselves) and live until the process ends.
 #pragma once
 
+#include "common/launcher.hpp"
 #include "runtime/ze_error.hpp"
 
 #include <memory>
@@ -29,7 +30,7 @@ struct device {
   // wait for the commands still using an allocation (memory.cpp).
   bool blocking_free = false;
   // From ze_device_compute_properties_t: what a fixed work-group size and a grid are checked
-  // against before a launch (kernels/launch.cpp).
+  // against before a launch (launcher.cpp).
   uint32_t max_group_size = 0;          // maxTotalGroupSize
   uint32_t max_group_size_dim[3] = {};  // maxGroupSizeX/Y/Z
   uint32_t max_group_count[3] = {};     // maxGroupCountX/Y/Z
@@ -38,6 +39,8 @@ struct device {
   // the OpenCL plugin: numSlices * numSubslicesPerSlice * numEUsPerSubslice, the EU count, which
   // is what Intel's OpenCL runtime reports as compute units for the same GPU.
   uint32_t compute_units = 0;
+  // What the shared launchers need of this device (launcher.cpp: launch_info).
+  xpu::device_info launch;
   std::unique_ptr<module_cache> modules;
   device();
   ~device();

@@ -9,7 +9,6 @@
 // So every free here waits for the device first: through zeMemFreeExt with the blocking policy
 // where the driver offers it (it waits only for the commands using that memory), else by
 // synchronizing every stream of the context before zeMemFree.
-#include "runtime/host.hpp"
 #include "runtime/runtime.hpp"
 #include "runtime/stream.hpp"
 
@@ -126,13 +125,7 @@ xd_status copy_d2d(void*, int32_t, xd_stream st, void* dst, uint64_t dst_offset,
 }  // namespace
 
 void fill_memory_api(xd_plugin_api& api) {
-  api.mem_alloc = mem_alloc;
-  api.mem_free = mem_free;
-  api.host_alloc = host_alloc;
-  api.host_free = host_free;
-  api.copy_h2d = copy_h2d;
-  api.copy_d2h = copy_d2h;
-  api.copy_d2d = copy_d2d;
+  plugin::set_memory(api, {mem_alloc, mem_free, host_alloc, host_free, copy_h2d, copy_d2h, copy_d2d});
 }
 
 }  // namespace xd::l0

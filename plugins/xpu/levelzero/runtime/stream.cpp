@@ -1,7 +1,6 @@
 // Streams (immediate command lists) and events, and their half of the plugin API table.
 #include "runtime/stream.hpp"
 
-#include "runtime/host.hpp"
 #include "runtime/runtime.hpp"
 
 #include <algorithm>
@@ -272,17 +271,9 @@ xd_status event_elapsed_ms(void*, int32_t, xd_event a, xd_event b, double* ms) {
 }  // namespace
 
 void fill_stream_api(xd_plugin_api& api) {
-  api.stream_create = stream_create;
-  api.stream_destroy = stream_destroy;
-  api.stream_synchronize = stream_synchronize;
-  api.stream_query = stream_query;
-  api.event_create = event_create;
-  api.event_destroy = event_destroy;
-  api.event_record = event_record;
-  api.stream_wait_event = stream_wait_event;
-  api.event_query = event_query;
-  api.event_synchronize = event_synchronize;
-  api.event_elapsed_ms = event_elapsed_ms;
+  plugin::set_streams(
+      api, {stream_create, stream_destroy, stream_synchronize, stream_query, event_create, event_destroy, event_record,
+            stream_wait_event, event_query, event_synchronize, event_elapsed_ms});
 }
 
 }  // namespace xd::l0

@@ -10,6 +10,10 @@
 
 namespace xd::l0 {
 
+// The plugin toolbox's host glue (include/xd/plugin.hpp) under the short names the runtime uses.
+using plugin::host;
+using plugin::log;
+
 // "ZE_RESULT_ERROR_DEVICE_LOST", ...; nullptr for a value this header does not know.
 const char* ze_result_name(ze_result_t r);
 // The name, or the value in hex for an unknown code.

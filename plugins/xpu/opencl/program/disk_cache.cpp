@@ -1,5 +1,6 @@
 #include "program/disk_cache.hpp"
 
+#include "options.hpp"
 #include "program/hash.hpp"
 
 #include <unistd.h>
@@ -18,11 +19,6 @@ namespace {
 
 constexpr char kMagic[8] = {'X', 'D', 'C', 'L', 'B', 'I', 'N', '1'};
 
-std::string env(const char* name) {
-  const char* v = secure_getenv(name);  // ignored in setuid programs, like the core's variables
-  return v != nullptr ? std::string(v) : std::string();
-}
-
 void put_u64(std::string& out, uint64_t v) {
   for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xffu));
 }
@@ -40,12 +36,11 @@ uint64_t checksum(const std::string& key, const void* bin, size_t n) { return fn
 }  // namespace
 
 std::string cache_dir() {
-  std::string dir = env("XD_CACHE_DIR");
+  const std::string dir = plugin::option_text(option_desc(option::cache_dir));
   if (dir == "off") return {};
   if (!dir.empty()) return dir;
-  const std::string home = env("HOME");
-  if (home.empty()) return {};
-  return home + "/.cache/xdispatch";
+  const auto home = plugin::environment("HOME");
+  return home ? *home + "/.cache/xdispatch" : std::string();
 }
 
 std::string entry_path(const std::string& dir, const std::string& key) {

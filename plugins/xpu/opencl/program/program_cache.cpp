@@ -1,9 +1,10 @@
 #include "program/program_cache.hpp"
 
+#include "common/kernel_list.hpp"
+#include "options.hpp"
 #include "program/disk_cache.hpp"
 #include "program/hash.hpp"
 #include "program/sources.hpp"
-#include "runtime/host.hpp"
 #include "runtime/platform.hpp"
 
 #include <chrono>
@@ -19,33 +20,18 @@ using clock = std::chrono::steady_clock;
 // The longest build log a failure message carries; the head holds the first errors.
 constexpr size_t kMaxLog = 16384;
 
-const char* family_name(family f) {
-  switch (f) {
-    case family::elementwise: return "elementwise";
-    case family::reduce: return "reduce";
-    case family::norm: return "norm";
-    case family::matmul: return "matmul";
-    case family::timestamp: return "timestamp";
-    case family::int4: return "int4";
-    case family::sparse: return "sparse";
-    case family::quant: return "quant";
-  }
-  return "?";
+// The text of each source a program is built from, in order.
+std::vector<std::string_view> program_text(const program_id& id) {
+  if (std::string_view(id.source) == kTimestampProgram) return {"__kernel void xd_timestamp(void) {}\n"};
+  std::vector<std::string_view> parts;
+  for (const std::string& name : xpu::program_sources(id.source)) parts.push_back(kernel_source(name));
+  return parts;
 }
 
-std::vector<std::string_view> family_sources(family f) {
-  switch (f) {
-    case family::elementwise: return {kernel_source("common"), kernel_source("pointwise"), kernel_source("random")};
-    case family::reduce: return {kernel_source("common"), kernel_source("reduce"), kernel_source("softmax")};
-    case family::norm: return {kernel_source("common"), kernel_source("rms_norm")};
-    case family::matmul: return {kernel_source("common"), kernel_source("matmul")};
-    case family::timestamp: return {"__kernel void xd_timestamp(void) {}\n"};
-    // int4_mma.cl: the NVIDIA tensor-core kernels (empty without XD_NV_MMA), after int4.cl's helpers.
-    case family::int4: return {kernel_source("common"), kernel_source("int4"), kernel_source("int4_mma")};
-    case family::sparse: return {kernel_source("common"), kernel_source("sparse")};
-    case family::quant: return {kernel_source("common"), kernel_source("quant_mm")};
-  }
-  return {};
+const char* tag_of(int32_t dtype) {
+  const char* tag = dtype_tag(dtype);
+  if (tag == nullptr) plugin::invalid("unknown dtype " + std::to_string(dtype));
+  return tag;
 }
 
 std::string hex64(uint64_t v) {
@@ -91,13 +77,6 @@ std::vector<unsigned char> program_binary(cl_program p, cl_device_id d) {
 
 }  // namespace
 
-const char* dtype_tag(int32_t dtype) {
-  static const char* const tags[] = {"f64", "f32", "f16", "bf16", "i8", "u8", "i32", "i64", "b8", "e4m3", "e5m2"};
-  if (dtype < 0 || dtype >= XD_DTYPE_COUNT_V1)
-    throw plugin::error(XD_ERR_INVALID_ARGUMENT, "opencl: unknown dtype " + std::to_string(dtype));
-  return tags[dtype];
-}
-
 program_stats& stats() {
   static program_stats s;
   return s;
@@ -111,8 +90,8 @@ program_cache::kernel_handle::~kernel_handle() {
 
 std::string program_cache::build_options(const program_id& id) const {
   std::string o = "-cl-std=CL1.2 -DXD_DT=";
-  o += dtype_tag(id.dtype);
-  if (id.wtype >= 0) o += std::string(" -DXD_WT=") + dtype_tag(id.wtype);
+  o += tag_of(id.dtype);
+  if (id.wtype >= 0) o += std::string(" -DXD_WT=") + tag_of(id.wtype);
   o += " -DXD_WG=" + std::to_string(device_.work_group);
   // Rows cached in registers by softmax and rms_norm: XD_WG * 4 * items elements.
   o += " -DXD_ROW_ITEMS=" + std::to_string(device_.row_items);
@@ -125,20 +104,20 @@ std::string program_cache::build_options(const program_id& id) const {
   if (device_.nv_shfl) o += " -DXD_NV_SHFL";
   // Exact float division and sqrt, as the reference computes them (div, sqrt, rsqrt, softmax).
   if (device_.correctly_rounded_sqrt) o += " -cl-fp32-correctly-rounded-divide-sqrt";
-  if (const char* extra = secure_getenv("XD_OPENCL_BUILD_OPTIONS"); extra != nullptr && *extra != '\0')
-    o += std::string(" ") + extra;
+  if (const std::string extra = plugin::option_text(option_desc(option::build_options)); !extra.empty())
+    o += " " + extra;
   return o;
 }
 
 std::string program_cache::describe(const program_id& id) const {
-  std::string s = std::string(family_name(id.fam)) + "/" + dtype_tag(id.dtype);
-  if (id.wtype >= 0) s += std::string("+") + dtype_tag(id.wtype);
+  std::string s = std::string(id.source) + "/" + tag_of(id.dtype);
+  if (id.wtype >= 0) s += std::string("+") + tag_of(id.wtype);
   return "program " + s + " on " + device_.name;
 }
 
 program_cache::entry& program_cache::find(const program_id& id) {
   const std::lock_guard lock(mutex_);
-  auto& slot = entries_[{static_cast<int>(id.fam), id.dtype, id.wtype}];
+  auto& slot = entries_[{std::string(id.source), id.dtype, id.wtype}];
   if (!slot) slot = std::make_unique<entry>();
   return *slot;
 }
@@ -152,7 +131,7 @@ program_cache::entry& program_cache::find(const program_id& id) {
 //    their object binary is the front end's output and costs nothing to export.
 void program_cache::build(entry& e, const program_id& id) {
   const std::string options = build_options(id);
-  const std::vector<std::string_view> parts = family_sources(id.fam);
+  const std::vector<std::string_view> parts = program_text(id);
   uint64_t source_hash = kFnvOffset;
   for (std::string_view p : parts) {
     if (p.empty()) throw plugin::error(XD_ERR_INTERNAL, "opencl: a kernel source file is missing from the plugin");

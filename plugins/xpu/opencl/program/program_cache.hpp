@@ -1,13 +1,15 @@
-// Programs per device, built on first use: one program per (family, dtype[, weight dtype]), from
-// the embedded sources with -D options, or loaded from the disk cache (disk_cache.hpp). Kernel
-// objects are pooled per program and name, because clSetKernelArg on one cl_kernel from two
-// threads at once is a race: a launch takes a kernel out of the pool and returns it after
-// enqueueing (the arguments are captured at enqueue).
+// Programs per device, built on first use: one program per (source, dtype[, weight dtype]) — the
+// XPU launchers' xpu::program — from the embedded sources (common/kernel_list.hpp:
+// program_sources) with -D options, or loaded from the disk cache (disk_cache.hpp). Kernel objects
+// are pooled per program and name, because clSetKernelArg on one cl_kernel from two threads at
+// once is a race: a launch takes a kernel out of the pool and returns it after enqueueing (the
+// arguments are captured at enqueue).
 //
-// Thread-safe. A failed build is remembered, with its build log, and reported by every later
-// use instead of being rebuilt each time.
+// Thread-safe. A failed build is remembered, with its build log, and reported by every later use
+// instead of being rebuilt each time.
 #pragma once
 
+#include "common/launcher.hpp"
 #include "runtime/cl.hpp"
 
 #include <atomic>
@@ -23,26 +25,11 @@ namespace xd::ocl {
 
 struct device;
 
-// Programs group kernels that are used together, so a device compiles few of them.
-enum class family : int {
-  elementwise = 0,  // pointwise.cl + random.cl
-  reduce = 1,       // reduce.cl + softmax.cl
-  norm = 2,         // rms_norm.cl (keyed on x's and the weight's dtype)
-  matmul = 3,       // matmul.cl
-  timestamp = 4,    // one empty kernel, for event timing on drivers whose markers carry no time
-  int4 = 5,         // int4.cl (weight_int4_mm, quantize_int4)
-  sparse = 6,       // sparse.cl (CSR)
-  quant = 7,        // quant_mm.cl: int_mm (i8), scaled_mm (e4m3, e5m2)
-};
+using program_id = xpu::program;
 
-struct program_id {
-  family fam = family::elementwise;
-  int32_t dtype = XD_DTYPE_F32;
-  int32_t wtype = -1;  // the second dtype of a norm program; -1 elsewhere
-};
-
-// The kernel-source tag of a dtype (f32, bf16, e4m3, b8, ...).
-const char* dtype_tag(int32_t dtype);
+// The program of the plugin's own empty kernel xd_timestamp, for event timing on drivers whose
+// markers carry no time (runtime/stream.cpp); not one of the kernel sources.
+inline constexpr const char* kTimestampProgram = "timestamp";
 
 // Counters of the whole process (tests and logs read them).
 struct program_stats {
@@ -102,7 +89,7 @@ class program_cache {
 
   device& device_;
   std::mutex mutex_;
-  std::map<std::tuple<int, int32_t, int32_t>, std::unique_ptr<entry>> entries_;
+  std::map<std::tuple<std::string, int32_t, int32_t>, std::unique_ptr<entry>> entries_;
 };
 
 }  // namespace xd::ocl

@@ -13,6 +13,10 @@
 
 namespace xd::ocl {
 
+// The plugin toolbox's host glue (include/xd/plugin.hpp) under the short names the runtime uses.
+using plugin::host;
+using plugin::log;
+
 // "CL_OUT_OF_RESOURCES (-5)".
 std::string cl_error_string(cl_int err);
 

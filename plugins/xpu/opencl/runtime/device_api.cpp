@@ -1,5 +1,4 @@
 // device_count and device_properties.
-#include "runtime/host.hpp"
 #include "runtime/platform.hpp"
 #include "runtime/runtime.hpp"
 
@@ -33,9 +32,6 @@ xd_status api_device_properties(void*, int32_t index, xd_device_properties* out)
 
 }  // namespace
 
-void fill_device_api(xd_plugin_api& api) {
-  api.device_count = api_device_count;
-  api.device_properties = api_device_properties;
-}
+void fill_device_api(xd_plugin_api& api) { plugin::set_devices(api, {api_device_count, api_device_properties}); }
 
 }  // namespace xd::ocl

@@ -6,7 +6,6 @@
 // lies in pinned memory from host_alloc, whose owner promises to keep it alive until the stream
 // passes the copy. Pageable memory is copied synchronously (as CUDA does), so a caller's
 // temporary buffer can never be read after it is gone.
-#include "runtime/host.hpp"
 #include "runtime/platform.hpp"
 #include "runtime/runtime.hpp"
 #include "runtime/stream.hpp"
@@ -57,7 +56,8 @@ xd_status api_mem_alloc(void*, int32_t index, uint64_t nbytes, void** handle) {
                               std::to_string(d.max_alloc) + " bytes)");
     cl_int err = CL_SUCCESS;
     // Zero bytes still gets a real buffer, so every handle is distinct and freeable.
-    cl_mem m = clCreateBuffer(d.context, CL_MEM_READ_WRITE, nbytes == 0 ? 1 : static_cast<size_t>(nbytes), nullptr, &err);
+    cl_mem m =
+        clCreateBuffer(d.context, CL_MEM_READ_WRITE, nbytes == 0 ? 1 : static_cast<size_t>(nbytes), nullptr, &err);
     if (err != CL_SUCCESS)
       throw plugin::error(status_of(err) == XD_ERR_DEVICE ? XD_ERR_OUT_OF_MEMORY : status_of(err),
                           "opencl: clCreateBuffer of " + std::to_string(nbytes) + " bytes on " + d.name +
@@ -85,7 +85,8 @@ xd_status api_host_alloc(void*, int32_t index, uint64_t nbytes, void** ptr) {
     if (err != CL_SUCCESS)
       throw plugin::error(XD_ERR_OUT_OF_MEMORY, "opencl: cannot allocate " + std::to_string(nbytes) +
                                                     " bytes of pinned host memory: " + cl_error_string(err));
-    void* p = clEnqueueMapBuffer(d.aux_queue(), m, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, n, 0, nullptr, nullptr, &err);
+    void* p =
+        clEnqueueMapBuffer(d.aux_queue(), m, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, n, 0, nullptr, nullptr, &err);
     if (err != CL_SUCCESS) {
       clReleaseMemObject(m);
       throw_cl(err, "mapping pinned host memory");
@@ -177,13 +178,8 @@ xd_status api_copy_d2d(void*, int32_t index, xd_stream s, void* dst, uint64_t ds
 }  // namespace
 
 void fill_memory_api(xd_plugin_api& api) {
-  api.mem_alloc = api_mem_alloc;
-  api.mem_free = api_mem_free;
-  api.host_alloc = api_host_alloc;
-  api.host_free = api_host_free;
-  api.copy_h2d = api_copy_h2d;
-  api.copy_d2h = api_copy_d2h;
-  api.copy_d2d = api_copy_d2d;
+  plugin::set_memory(
+      api, {api_mem_alloc, api_mem_free, api_host_alloc, api_host_free, api_copy_h2d, api_copy_d2h, api_copy_d2d});
 }
 
 }  // namespace xd::ocl

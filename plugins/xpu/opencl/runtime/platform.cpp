@@ -1,8 +1,8 @@
 #include "runtime/platform.hpp"
 
+#include "common/rows.hpp"
+#include "launcher.hpp"
 #include "program/program_cache.hpp"
-#include "runtime/host.hpp"
-#include "xpu_plan.hpp"
 
 #include <algorithm>
 
@@ -71,8 +71,8 @@ std::unique_ptr<device> describe(cl_platform_id p, cl_device_id id) {
   const std::string ext = device_string(id, CL_DEVICE_EXTENSIONS);
   d->fp16 = has_extension(ext, "cl_khr_fp16");
   d->int_dot = has_extension(ext, "cl_khr_integer_dot_product");
-  d->fp64 = has_extension(ext, "cl_khr_fp64") ||
-            device_value<cl_device_fp_config>(id, CL_DEVICE_DOUBLE_FP_CONFIG, 0) != 0;
+  d->fp64 =
+      has_extension(ext, "cl_khr_fp64") || device_value<cl_device_fp_config>(id, CL_DEVICE_DOUBLE_FP_CONFIG, 0) != 0;
   d->correctly_rounded_sqrt =
       (device_value<cl_device_fp_config>(id, CL_DEVICE_SINGLE_FP_CONFIG, 0) & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
   if (has_extension(ext, "cl_nv_device_attribute_query")) {
@@ -92,6 +92,7 @@ std::unique_ptr<device> describe(cl_platform_id p, cl_device_id id) {
   d->work_group = wg;
   d->row_items = d->kind == XD_DEVICE_KIND_CPU ? xpu::kRowItemsCpu : xpu::kRowItems;
   d->cache_objects = d->kind == XD_DEVICE_KIND_CPU && device_value<cl_bool>(id, CL_DEVICE_LINKER_AVAILABLE, CL_FALSE);
+  d->launch = launch_info(*d);
   return d;
 }
 
@@ -165,8 +166,8 @@ int32_t device_count() { return static_cast<int32_t>(registry().size()); }
 device& get_device(int32_t index) {
   auto& devices = registry();
   if (index < 0 || static_cast<size_t>(index) >= devices.size())
-    throw plugin::error(XD_ERR_INVALID_ARGUMENT, "opencl: device index " + std::to_string(index) +
-                                                     " out of range (" + std::to_string(devices.size()) + " devices)");
+    throw plugin::error(XD_ERR_INVALID_ARGUMENT, "opencl: device index " + std::to_string(index) + " out of range (" +
+                                                     std::to_string(devices.size()) + " devices)");
   return *devices[static_cast<size_t>(index)];
 }
 

@@ -4,6 +4,7 @@
 // platform order, so that opencl:0 is the most capable device.
 #pragma once
 
+#include "common/launcher.hpp"
 #include "runtime/cl.hpp"
 
 #include <cstdint>
@@ -41,9 +42,12 @@ struct device {
   // CPU devices, whose runtimes compile every kernel to export an executable (program_cache.cpp).
   bool cache_objects = false;
   size_t work_group = 256;  // local size of the generic kernels (XD_WG): 256 or the device maximum
-  // XD_ROW_ITEMS of softmax.cl/rms_norm.cl (xpu::kRowItems, or xpu::kRowItemsCpu on CPU devices,
-  // whose runtimes gain nothing from a register cache and compile the unrolled loops slowly).
+  // XD_ROW_ITEMS of softmax.cl/rms_norm.cl (common/rows.hpp: xpu::kRowItems, or xpu::kRowItemsCpu
+  // on CPU devices, whose runtimes gain nothing from a register cache and compile the unrolled
+  // loops slowly).
   int64_t row_items = 8;
+  // What the shared launchers need of this device (launcher.cpp: launch_info).
+  xpu::device_info launch;
   std::unique_ptr<program_cache> programs;
   // Events time with an empty kernel instead of a marker (runtime/stream.cpp), probed once.
   std::once_flag timing_once;

@@ -6,14 +6,14 @@
 // recorded so that a query never waits on commands still sitting in the host-side queue.
 #include "runtime/stream.hpp"
 
+#include "options.hpp"
 #include "program/program_cache.hpp"
-#include "runtime/host.hpp"
 #include "runtime/runtime.hpp"
 
 #include <algorithm>
 #include <cstdlib>
-#include <string>
 #include <map>
+#include <string>
 #include <vector>
 
 namespace xd::ocl {
@@ -152,8 +152,7 @@ xd_status api_event_destroy(void*, int32_t index, xd_event e) {
 // kernel instead, whose end time every driver reports. XD_OPENCL_TIMESTAMPS=kernel forces that.
 bool kernel_timestamps(device& d, cl_command_queue q) {
   std::call_once(d.timing_once, [&] {
-    const char* force = secure_getenv("XD_OPENCL_TIMESTAMPS");
-    if (force != nullptr && std::string(force) == "kernel") {
+    if (plugin::option_text(option_desc(option::timestamps)) == "kernel") {
       d.kernel_timestamps = true;
       return;
     }
@@ -176,7 +175,7 @@ xd_status api_event_record(void*, int32_t index, xd_event e, xd_stream s) {
     device& d = get_device(index);
     cl_event marker = nullptr;
     if (kernel_timestamps(d, q)) {
-      auto k = d.programs->kernel({family::timestamp, XD_DTYPE_F32}, "xd_timestamp");
+      auto k = d.programs->kernel({kTimestampProgram, XD_DTYPE_F32}, "xd_timestamp");
       const size_t one = 1;
       check(clEnqueueNDRangeKernel(q, k.get(), 1, nullptr, &one, &one, 0, nullptr, &marker),
             "clEnqueueNDRangeKernel(xd_timestamp)");
@@ -281,17 +280,9 @@ cl_command_queue submit_queue(int32_t device_index, xd_stream s) {
 }
 
 void fill_stream_api(xd_plugin_api& api) {
-  api.stream_create = api_stream_create;
-  api.stream_destroy = api_stream_destroy;
-  api.stream_synchronize = api_stream_synchronize;
-  api.stream_query = api_stream_query;
-  api.event_create = api_event_create;
-  api.event_destroy = api_event_destroy;
-  api.event_record = api_event_record;
-  api.stream_wait_event = api_stream_wait_event;
-  api.event_query = api_event_query;
-  api.event_synchronize = api_event_synchronize;
-  api.event_elapsed_ms = api_event_elapsed_ms;
+  plugin::set_streams(api, {api_stream_create, api_stream_destroy, api_stream_synchronize, api_stream_query,
+                            api_event_create, api_event_destroy, api_event_record, api_stream_wait_event,
+                            api_event_query, api_event_synchronize, api_event_elapsed_ms});
 }
 
 }  // namespace xd::ocl

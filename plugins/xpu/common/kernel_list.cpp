@@ -1,0 +1,174 @@
+#include "kernel_list.hpp"
+
+#include "launchers.hpp"
+
+#include <xd/dtype_set.hpp>
+
+namespace xd::xpu {
+
+namespace {
+
+// One entry: the kernel as the plugin registers it (op, name, dtypes, launcher, check; the
+// pointwise launchers read their entry point from user_data), and the program and entry points
+// it may launch. No entry points listed: copy's, which depend on the target dtype.
+struct entry {
+  plugin::kernel_def kernel;
+  const char* source;
+  std::array<const char*, 8> entries;
+};
+
+constexpr DtypeSet kFloat = dtypes::compute_floating;
+constexpr DtypeSet kNumeric = dtypes::numeric;
+constexpr DtypeSet kNumericBool = dtypes::numeric_bool;
+
+constexpr entry kernel(xd_op op, const char* name, DtypeSet dtypes, const char* source, xd_kernel_fn fn,
+                       std::array<const char*, 8> entries) {
+  return {{op, name, dtypes, fn, nullptr, check_device}, source, entries};
+}
+// A pointwise.cl op: one entry point, which its launcher reads from user_data.
+constexpr entry pointwise(xd_op op, const char* name, DtypeSet dtypes, xd_kernel_fn fn, const char* entry_point) {
+  return {{op, name, dtypes, fn, nullptr, check_device, const_cast<char*>(entry_point)}, "pointwise", {entry_point}};
+}
+
+// The list. One kernel per (op, dtype) today: each launcher picks among its op's entry points per
+// call (reduce: _group with _finish for split ranges, or _lane; softmax: _row or _lane; matmul:
+// big, big dense or tiled; int4: the gemv of the smallest row block that holds M, the tensor-core
+// or the tiled kernel), so every entry point it may pick is listed. A kernel specialised for some
+// calls goes before the general one of its op, with a check that declines the others.
+constexpr entry kList[] = {
+    pointwise(XD_OP_FILL, "fill", dtypes::all, run_pointwise, "xd_fill"),
+    pointwise(XD_OP_ARANGE, "arange", kNumeric, run_pointwise, "xd_arange"),
+    kernel(XD_OP_COPY, "copy", dtypes::all, "pointwise", run_copy, {}),
+    pointwise(XD_OP_ADD, "add", kNumeric, run_pointwise, "xd_add"),
+    pointwise(XD_OP_SUB, "sub", kNumeric, run_pointwise, "xd_sub"),
+    pointwise(XD_OP_MUL, "mul", kNumeric, run_pointwise, "xd_mul"),
+    pointwise(XD_OP_DIV, "div", kFloat, run_pointwise, "xd_div"),
+    pointwise(XD_OP_POW, "pow", kFloat, run_pointwise, "xd_pow"),
+    pointwise(XD_OP_WHERE, "where", kNumericBool, run_where, "xd_where"),
+    pointwise(XD_OP_EQ, "eq", kNumericBool, run_compare, "xd_eq"),
+    pointwise(XD_OP_LT, "lt", kNumeric, run_compare, "xd_lt"),
+    pointwise(XD_OP_GT, "gt", kNumeric, run_compare, "xd_gt"),
+    pointwise(XD_OP_NEG, "neg", kNumeric, run_pointwise, "xd_neg"),
+    pointwise(XD_OP_ABS, "abs", kNumeric, run_pointwise, "xd_abs"),
+    pointwise(XD_OP_RELU, "relu", kNumeric, run_pointwise, "xd_relu"),
+    pointwise(XD_OP_EXP, "exp", kFloat, run_pointwise, "xd_exp"),
+    pointwise(XD_OP_LOG, "log", kFloat, run_pointwise, "xd_log"),
+    pointwise(XD_OP_SQRT, "sqrt", kFloat, run_pointwise, "xd_sqrt"),
+    pointwise(XD_OP_RSQRT, "rsqrt", kFloat, run_pointwise, "xd_rsqrt"),
+    pointwise(XD_OP_GELU, "gelu", kFloat, run_pointwise, "xd_gelu"),
+    pointwise(XD_OP_SILU, "silu", kFloat, run_pointwise, "xd_silu"),
+    pointwise(XD_OP_SIGMOID, "sigmoid", kFloat, run_pointwise, "xd_sigmoid"),
+    pointwise(XD_OP_TANH, "tanh", kFloat, run_pointwise, "xd_tanh"),
+    kernel(XD_OP_RAND, "rand", kFloat, "random", run_random, {"xd_rand"}),
+    kernel(XD_OP_RANDN, "randn", kFloat, "random", run_random, {"xd_randn"}),
+    kernel(XD_OP_SUM, "sum", kNumeric, "reduce", run_reduction, {"xd_sum_group", "xd_sum_finish", "xd_sum_lane"}),
+    kernel(XD_OP_MEAN, "mean", kFloat, "reduce", run_reduction, {"xd_mean_group", "xd_mean_finish", "xd_mean_lane"}),
+    kernel(XD_OP_AMAX, "amax", kNumeric, "reduce", run_reduction, {"xd_amax_group", "xd_amax_finish", "xd_amax_lane"}),
+    kernel(XD_OP_AMIN, "amin", kNumeric, "reduce", run_reduction, {"xd_amin_group", "xd_amin_finish", "xd_amin_lane"}),
+    kernel(XD_OP_ARGMAX, "argmax", kNumeric, "reduce", run_reduction,
+           {"xd_argmax_group", "xd_argmax_finish", "xd_argmax_lane"}),
+    kernel(XD_OP_SOFTMAX, "softmax", kFloat, "softmax", run_softmax,
+           {"xd_softmax_row", "xd_softmax_row_short", "xd_softmax_lane"}),
+    kernel(XD_OP_LOG_SOFTMAX, "log_softmax", kFloat, "softmax", run_softmax,
+           {"xd_log_softmax_row", "xd_log_softmax_row_short", "xd_log_softmax_lane"}),
+    kernel(XD_OP_RMS_NORM, "rms_norm", kFloat, "rms_norm", run_rms_norm, {"xd_rms_norm", "xd_rms_norm_short"}),
+    kernel(XD_OP_RMS_NORM_BACKWARD, "rms_norm_backward", kFloat, "rms_norm", run_rms_norm_backward,
+           {"xd_rms_norm_backward", "xd_rms_norm_backward_short", "xd_rms_norm_dw"}),
+    kernel(XD_OP_MM, "mm", kFloat, "matmul", run_matmul, {"xd_gemm_tiled", "xd_gemm_big", "xd_gemm_big_dense"}),
+    kernel(XD_OP_ADDMM, "addmm", kFloat, "matmul", run_matmul, {"xd_gemm_tiled", "xd_gemm_big", "xd_gemm_big_dense"}),
+    kernel(XD_OP_BMM, "bmm", kFloat, "matmul", run_matmul, {"xd_gemm_tiled", "xd_gemm_big", "xd_gemm_big_dense"}),
+    kernel(XD_OP_BADDBMM, "baddbmm", kFloat, "matmul", run_matmul,
+           {"xd_gemm_tiled", "xd_gemm_big", "xd_gemm_big_dense"}),
+    // The tensor-core kernels (xd_int4_mma_*, int4_mma.cl) exist only in NVIDIA builds of the
+    // OpenCL program (-DXD_NV_MMA), so they are not listed among the entry points every module has.
+    kernel(XD_OP_WEIGHT_INT4_MM, "weight_int4_mm", DtypeSet{XD_DTYPE_F32, XD_DTYPE_F16, XD_DTYPE_BF16}, "int4",
+           run_int4_mm,
+           {"xd_int4_gemv_m1", "xd_int4_gemv_m1_dense", "xd_int4_gemv_m2", "xd_int4_gemv_m4", "xd_int4_gemv_m8",
+            "xd_int4_gemv_m16", "xd_int4_mm_tiled"}),
+    kernel(XD_OP_QUANTIZE_INT4, "quantize_int4", DtypeSet{XD_DTYPE_F32, XD_DTYPE_BF16}, "int4", run_quantize_int4,
+           {"xd_quantize_int4"}),
+    // One entry point for i32 and i64 indices (sparse.cl reads them by a uniform flag).
+    kernel(XD_OP_CSR_ADDMM, "csr_addmm", kFloat, "sparse", run_csr, {"xd_csr_mm"}),
+    kernel(XD_OP_CSR_TO_DENSE, "csr_to_dense", kFloat, "sparse", run_csr, {"xd_csr_to_dense"}),
+    kernel(XD_OP_INT_MM, "int_mm", DtypeSet{XD_DTYPE_I8}, "quant_mm", run_int_mm, {"xd_int_mm"}),
+    kernel(XD_OP_SCALED_MM, "scaled_mm", dtypes::fp8, "quant_mm", run_scaled_mm, {"xd_scaled_mm"}),
+};
+
+}  // namespace
+
+void register_kernels(plugin::registrar& r) {
+  for (const entry& e : kList) plugin::register_kernel(r, e.kernel);
+}
+
+std::vector<kernel_entry_point> kernels_for(int32_t dtype, bool fp64) {
+  std::vector<kernel_entry_point> out;
+  if (dtype_tag(dtype) == nullptr || (dtype == XD_DTYPE_F64 && !fp64)) return out;
+  for (const entry& e : kList) {
+    if (!e.kernel.dtypes.contains(dtype)) continue;
+    if (e.entries[0] != nullptr) {
+      for (const char* name : e.entries)
+        if (name != nullptr) out.push_back({e.kernel.op, e.source, name});
+      continue;
+    }
+    // COPY: bits moved as they are within a dtype, a cast kernel per other target dtype. The cast
+    // to f64 exists only where double code is compiled.
+    for (int32_t to = 0; to < XD_DTYPE_COUNT_V1; ++to)
+      if (to == dtype || to != XD_DTYPE_F64 || fp64) out.push_back({e.kernel.op, e.source, copy_entry(dtype, to)});
+  }
+  return out;
+}
+
+std::vector<xd_op> registered_ops(int32_t dtype) {
+  std::vector<xd_op> out;
+  for (const entry& e : kList)
+    if (e.kernel.dtypes.contains(dtype)) out.push_back(e.kernel.op);
+  return out;
+}
+
+std::vector<std::string> compiled_but_unused(int32_t dtype, bool fp64) {
+  std::vector<std::string> out;
+  const char* tag = dtype_tag(dtype);
+  if (tag == nullptr || (dtype == XD_DTYPE_F64 && !fp64)) return out;
+  // pointwise.cl defines the cast to every dtype, its own included; a copy within a dtype takes
+  // xd_copy_same instead (bit-exact, NaN payloads kept).
+  out.push_back(std::string("xd_copy_to_") + tag);
+  // pointwise.cl compiles xd_where for fp8 too, but the CPU reference (the oracle) has no fp8
+  // WHERE, so no backend registers it.
+  if (dtypes::fp8.contains(dtype)) out.push_back("xd_where");
+  return out;
+}
+
+std::vector<int32_t> weight_dtypes(const std::string& source, int32_t dtype) {
+  // rms_norm.cl reads the weight as XD_WT; the CPU reference takes a weight of any floating dtype
+  // beside a floating x (plugins/cpu/kernels/rms_norm.cpp), so every pair has its program.
+  if (source != "rms_norm" || !kFloat.contains(dtype)) return {};
+  return {XD_DTYPE_F64, XD_DTYPE_F32, XD_DTYPE_F16, XD_DTYPE_BF16};
+}
+
+std::string module_tag(int32_t dtype, int32_t wtype) {
+  const char* tag = dtype_tag(dtype);
+  if (tag == nullptr) return {};
+  if (wtype < 0 || wtype == dtype) return tag;
+  const char* wtag = dtype_tag(wtype);
+  return wtag == nullptr ? std::string() : std::string(tag) + "_" + wtag;
+}
+
+bool parse_module_tag(const std::string& tag, int32_t& dtype, int32_t& wtype) {
+  const size_t cut = tag.find('_');
+  const std::string first = tag.substr(0, cut), second = cut == std::string::npos ? first : tag.substr(cut + 1);
+  dtype = wtype = -1;
+  for (int32_t d = 0; d < XD_DTYPE_COUNT_V1; ++d) {
+    if (first == dtype_tag(d)) dtype = d;
+    if (second == dtype_tag(d)) wtype = d;
+  }
+  return dtype >= 0 && wtype >= 0 && (cut == std::string::npos || dtype != wtype);
+}
+
+bool module_needs_fp64(int32_t dtype, int32_t wtype) { return dtype == XD_DTYPE_F64 || wtype == XD_DTYPE_F64; }
+
+std::vector<std::string> program_sources(const std::string& source) {
+  if (source == "int4") return {"common", "int4", "int4_mma"};  // int4_mma.cl: empty without XD_NV_MMA
+  return {"common", source};
+}
+
+}  // namespace xd::xpu

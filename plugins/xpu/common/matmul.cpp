@@ -1,0 +1,119 @@
+#include "matmul.hpp"
+
+#include "launchers.hpp"
+#include "layout.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+namespace xd::xpu {
+
+namespace {
+
+void check_rank(const xd_view& v, int rank, const char* what) {
+  if (v.ndim != rank) plugin::invalid(std::string(what) + " must have rank " + std::to_string(rank));
+}
+
+}  // namespace
+
+gemm_call make_gemm(const xd_kernel_call* c) {
+  const bool batched = c->op == XD_OP_BMM || c->op == XD_OP_BADDBMM;
+  const bool with_input = c->op == XD_OP_ADDMM || c->op == XD_OP_BADDBMM;
+  const int first = with_input ? 1 : 0;
+  gemm_call call;
+  call.a = &plugin::input(c, first);
+  call.b = &plugin::input(c, first + 1);
+  call.out = &plugin::output(c, 0);
+  const xd_view &a = *call.a, &b = *call.b, &out = *call.out;
+  const int rank = batched ? 3 : 2;
+  check_rank(a, rank, "matmul operand a");
+  check_rank(b, rank, "matmul operand b");
+  check_rank(out, rank, "matmul output");
+  const int o = batched ? 1 : 0;
+  gemm_args& g = call.args;
+  g.batch = batched ? a.sizes[0] : 1;
+  g.m = a.sizes[o];
+  g.k = a.sizes[o + 1];
+  g.n = b.sizes[o + 1];
+  if (b.sizes[o] != g.k || out.sizes[o] != g.m || out.sizes[o + 1] != g.n ||
+      (batched && (b.sizes[0] != g.batch || out.sizes[0] != g.batch)))
+    plugin::invalid("matmul shapes do not agree");
+  if (a.dtype != out.dtype || b.dtype != out.dtype) plugin::invalid("matmul operands and output must share a dtype");
+  g.a_off = element_offset(a), g.a_m = a.strides[o], g.a_k = a.strides[o + 1];
+  g.b_off = element_offset(b), g.b_k = b.strides[o], g.b_n = b.strides[o + 1];
+  g.c_off = element_offset(out), g.c_m = out.strides[o], g.c_n = out.strides[o + 1];
+  if (batched) g.a_b = a.strides[0], g.b_b = b.strides[0], g.c_b = out.strides[0];
+  double alpha = 1, beta = 0;
+  call.input = &out;
+  if (with_input) {
+    const auto& blas = plugin::need_attrs<xd_attrs_blas>(c);
+    alpha = blas.alpha;
+    beta = blas.beta;
+    if (beta != 0) {  // beta == 0: input is not read, so a NaN in it cannot propagate
+      const xd_view& in = plugin::input(c, 0);
+      check_rank(in, rank, "matmul input");
+      if (in.sizes[o] != g.m || in.sizes[o + 1] != g.n || (batched && in.sizes[0] != g.batch))
+        plugin::invalid("matmul input must arrive broadcast to the output's shape");
+      plugin::check_dtype(in, out.dtype, "matmul input");
+      call.input = &in;
+      g.has_input = 1;
+      g.i_off = element_offset(in), g.i_m = in.strides[o], g.i_n = in.strides[o + 1];
+      if (batched) g.i_b = in.strides[0];
+    }
+  }
+  std::memcpy(&g.alpha_d, &alpha, 8);
+  std::memcpy(&g.beta_d, &beta, 8);
+  g.alpha_f = static_cast<float>(alpha);
+  g.beta_f = static_cast<float>(beta);
+  return call;
+}
+
+gemm_plan plan_gemm(const gemm_args& g, int64_t wg, int64_t max_groups_yz) {
+  gemm_plan p;
+  if (g.batch == 0 || g.m == 0 || g.n == 0) return p;
+  // The register-tiled kernel needs tiles it fills (and 256 work-items); small, skinny or odd
+  // shapes go to the plain tiled kernel, whose tile (XD_GT) follows the compiled XD_WG.
+  p.big = wg >= 256 && (g.m >= 128 || g.n >= 128) && g.m >= 32 && g.n >= 32 && g.k >= 8;
+  p.tile = p.big ? 128 : (wg >= 256 ? 16 : wg >= 64 ? 8 : 4);
+  p.local[0] = p.local[1] = p.big ? 16 : p.tile;
+  p.local[2] = 1;
+  // xd_gemm_big_dense: A dense along k, B along n, every vector load aligned (offsets, row and
+  // batch strides multiples of 4 elements; the buffers themselves are aligned far beyond that),
+  // and n, k multiples of 4 so that a group of 4 is wholly inside or outside.
+  const auto four = [](int64_t v) { return v % 4 == 0; };
+  const bool dense = p.big && g.a_k == 1 && g.b_n == 1 && four(g.n) && four(g.k) && four(g.a_off) && four(g.a_m) &&
+                     four(g.a_b) && four(g.b_off) && four(g.b_k) && four(g.b_b);
+  p.entry = dense ? "xd_gemm_big_dense" : p.big ? "xd_gemm_big" : "xd_gemm_tiled";
+  const int64_t max_yz = std::max<int64_t>(max_groups_yz, 1);
+  const int64_t rows_per_launch = max_yz * p.tile;
+  for (int64_t b0 = 0; b0 < g.batch; b0 += max_yz) {
+    const int64_t nb = std::min(max_yz, g.batch - b0);
+    for (int64_t r0 = 0; r0 < g.m; r0 += rows_per_launch) {
+      const int64_t nr = std::min(rows_per_launch, g.m - r0);
+      gemm_launch l;
+      l.row0 = r0;
+      l.batch0 = b0;
+      l.groups[0] = (g.n + p.tile - 1) / p.tile;
+      l.groups[1] = (nr + p.tile - 1) / p.tile;
+      l.groups[2] = nb;
+      p.launches.push_back(l);
+    }
+  }
+  return p;
+}
+
+xd_status run_matmul(const xd_kernel_call* c) {
+  return guard(c, [&] {
+    const gemm_call call = make_gemm(c);
+    const device_info& dev = device_of(c);
+    const gemm_plan plan = plan_gemm(call.args, dev.work_group, std::min(dev.max_groups[1], dev.max_groups[2]));
+    for (const gemm_launch& l : plan.launches) {
+      launch k(c, {"matmul", call.out->dtype}, plan.entry);
+      k.buffer(*call.out).buffer(*call.a).buffer(*call.b).buffer(*call.input).value(call.args).value(l.row0).value(l.batch0);
+      k.run(grid::of_groups(3, plan.local, l.groups));
+    }
+  });
+}
+
+}  // namespace xd::xpu

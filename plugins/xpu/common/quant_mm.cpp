@@ -1,0 +1,152 @@
+#include "quant_mm.hpp"
+
+#include "launchers.hpp"
+#include "layout.hpp"
+
+#include <algorithm>
+
+namespace xd::xpu {
+
+namespace {
+
+void check_rank2(const xd_view& v, const char* what) {
+  if (v.ndim != 2) plugin::invalid(std::string(what) + " must have rank 2");
+}
+
+// a [M,K], b [K,N], out [M,N]: the shape and stride fields common to both ops.
+void fill_mm(qmm_call& call, const char* op) {
+  const xd_view &a = *call.a, &b = *call.b, &out = *call.out;
+  check_rank2(a, "operand a");
+  check_rank2(b, "operand b");
+  check_rank2(out, "output");
+  qmm_args& g = call.args;
+  g.m = a.sizes[0];
+  g.k = a.sizes[1];
+  g.n = b.sizes[1];
+  if (b.sizes[0] != g.k || out.sizes[0] != g.m || out.sizes[1] != g.n)
+    plugin::invalid(std::string(op) + " shapes do not agree");
+  g.a_off = element_offset(a), g.a_m = a.strides[0], g.a_k = a.strides[1];
+  g.b_off = element_offset(b), g.b_k = b.strides[0], g.b_n = b.strides[1];
+  g.c_off = element_offset(out), g.c_m = out.strides[0], g.c_n = out.strides[1];
+}
+
+int64_t fp8_format(const xd_view& v, const char* what) {
+  if (v.dtype == XD_DTYPE_F8E4M3FN) return 0;
+  if (v.dtype == XD_DTYPE_F8E5M2) return 1;
+  plugin::invalid(std::string("scaled_mm ") + what + " must be f8e4m3fn or f8e5m2");
+}
+
+int64_t float_kind(int32_t dtype, const char* what) {
+  switch (dtype) {
+    case XD_DTYPE_F32:
+      return 0;
+    case XD_DTYPE_F16:
+      return 1;
+    case XD_DTYPE_BF16:
+      return 2;
+    default:
+      plugin::invalid(std::string("scaled_mm ") + what + " must be f32, f16 or bf16");
+  }
+}
+
+}  // namespace
+
+qmm_call make_int_mm(const xd_kernel_call* c) {
+  qmm_call call;
+  call.a = &plugin::input(c, 0);
+  call.b = &plugin::input(c, 1);
+  call.out = &plugin::output(c, 0);
+  plugin::check_dtype(*call.a, XD_DTYPE_I8, "int_mm operand a");
+  plugin::check_dtype(*call.b, XD_DTYPE_I8, "int_mm operand b");
+  plugin::check_dtype(*call.out, XD_DTYPE_I32, "int_mm output");
+  fill_mm(call, "int_mm");
+  return call;
+}
+
+qmm_call make_scaled_mm(const xd_kernel_call* c) {
+  qmm_call call;
+  call.a = &plugin::input(c, 0);
+  call.b = &plugin::input(c, 1);
+  call.scale_a = &plugin::input(c, 2);
+  call.scale_b = &plugin::input(c, 3);
+  call.out = &plugin::output(c, 0);
+  fill_mm(call, "scaled_mm");
+  qmm_args& g = call.args;
+  const xd_view &sa = *call.scale_a, &sb = *call.scale_b;
+  check_rank2(sa, "scale_a (broadcast to [M,1])");
+  check_rank2(sb, "scale_b (broadcast to [1,N])");
+  if (sa.sizes[0] != g.m || sb.sizes[1] != g.n) plugin::invalid("scaled_mm scales must arrive as [M,1] and [1,N]");
+  plugin::check_dtype(sa, XD_DTYPE_F32, "scaled_mm scale_a");
+  plugin::check_dtype(sb, XD_DTYPE_F32, "scaled_mm scale_b");
+  g.a_fmt = fp8_format(*call.a, "operand a");
+  g.b_fmt = fp8_format(*call.b, "operand b");
+  g.out_kind = float_kind(call.out->dtype, "output");
+  g.sa_off = element_offset(sa), g.sa_m = sa.strides[0];
+  g.sb_off = element_offset(sb), g.sb_n = sb.strides[1];
+  call.bias = call.out;
+  g.bias_kind = g.out_kind;
+  if (const xd_view* bias = plugin::optional_input(c, 4)) {
+    if (bias->ndim != 1 || bias->sizes[0] != g.n) plugin::invalid("scaled_mm bias must be 1-d of size N");
+    if (bias->dtype != call.out->dtype && bias->dtype != XD_DTYPE_BF16)
+      plugin::invalid("scaled_mm bias must have out's dtype or bf16");
+    call.bias = bias;
+    g.has_bias = 1;
+    g.bias_kind = float_kind(bias->dtype, "bias");
+    g.bias_off = element_offset(*bias), g.bias_n = bias->strides[0];
+  }
+  return call;
+}
+
+qmm_plan plan_qmm(const qmm_args& g, int64_t wg, int64_t max_groups_yz) {
+  qmm_plan p;
+  const int64_t ql = wg >= 256 ? 16 : wg >= 64 ? 8 : 4;  // XD_QL of quant_mm.cl
+  p.block = ql * 4;                       // XD_QB
+  p.local[0] = p.local[1] = ql;
+  p.local[2] = 1;
+  if (g.m == 0 || g.n == 0) return p;
+  const int64_t rows_per_launch = std::max<int64_t>(max_groups_yz, 1) * p.block;
+  for (int64_t r0 = 0; r0 < g.m; r0 += rows_per_launch) {
+    gemm_launch l;
+    l.row0 = r0;
+    l.groups[0] = (g.n + p.block - 1) / p.block;
+    l.groups[1] = (std::min(rows_per_launch, g.m - r0) + p.block - 1) / p.block;
+    l.groups[2] = 1;
+    p.launches.push_back(l);
+  }
+  return p;
+}
+
+namespace {
+
+template <class SetArgs>
+void run_grid(const xd_kernel_call* c, const qmm_call& call, const char* entry, SetArgs&& set_args) {
+  const device_info& dev = device_of(c);
+  const qmm_plan plan = plan_qmm(call.args, dev.work_group, dev.max_groups[1]);
+  for (const gemm_launch& l : plan.launches) {
+    launch k(c, {"quant_mm", call.a->dtype}, entry);
+    set_args(k);
+    k.value(l.row0);
+    k.run(grid::of_groups(2, plan.local, l.groups));
+  }
+}
+
+}  // namespace
+
+xd_status run_int_mm(const xd_kernel_call* c) {
+  return guard(c, [&] {
+    const qmm_call call = make_int_mm(c);
+    run_grid(c, call, kIntMmEntry, [&](launch& k) { k.buffer(*call.out).buffer(*call.a).buffer(*call.b).value(call.args); });
+  });
+}
+
+xd_status run_scaled_mm(const xd_kernel_call* c) {
+  return guard(c, [&] {
+    const qmm_call call = make_scaled_mm(c);
+    run_grid(c, call, kScaledMmEntry, [&](launch& k) {
+      k.buffer(*call.out).buffer(*call.a).buffer(*call.b).buffer(*call.scale_a).buffer(*call.scale_b).buffer(*call.bias);
+      k.value(call.args);
+    });
+  });
+}
+
+}  // namespace xd::xpu

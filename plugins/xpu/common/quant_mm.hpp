@@ -1,0 +1,60 @@
+// INT_MM and SCALED_MM (kernels/quant_mm.cl) as both XPU variants launch them: the call checks
+// (as the CPU reference makes them), the argument struct and the grid. The int_mm program is built
+// with -DXD_HAS_INT_DOT where the OpenCL device has cl_khr_integer_dot_product; the SPIR-V modules
+// never are (a build-time module must load on every device). The launchers are in launchers.hpp.
+#pragma once
+
+#include <xd/plugin_abi.h>
+
+#include "matmul.hpp"  // gemm_launch
+
+#include <cstdint>
+#include <vector>
+
+namespace xd::xpu {
+
+// Field for field as xd_qmm in quant_mm.cl (8-byte fields only, so no padding question).
+struct qmm_args {
+  int64_t m, n, k;
+  int64_t a_off, a_m, a_k;
+  int64_t b_off, b_k, b_n;
+  int64_t c_off, c_m, c_n;
+  int64_t sa_off, sa_m;
+  int64_t sb_off, sb_n;
+  int64_t bias_off, bias_n;
+  int64_t has_bias;
+  int64_t a_fmt, b_fmt;  // 0 e4m3fn, 1 e5m2
+  int64_t out_kind;      // 0 f32, 1 f16, 2 bf16
+  int64_t bias_kind;
+};
+static_assert(sizeof(qmm_args) == 23 * 8);
+
+// The views of a call and its arguments. For scaled_mm, `bias` is the view the kernel's bias
+// argument gets: the call's bias, or the output when there is none (a valid buffer never read).
+struct qmm_call {
+  const xd_view* a = nullptr;
+  const xd_view* b = nullptr;
+  const xd_view* out = nullptr;
+  const xd_view* scale_a = nullptr;
+  const xd_view* scale_b = nullptr;
+  const xd_view* bias = nullptr;
+  qmm_args args{};
+};
+// Checks ranks, shapes and dtypes (as the CPU reference does) and fills the arguments.
+qmm_call make_int_mm(const xd_kernel_call* c);
+qmm_call make_scaled_mm(const xd_kernel_call* c);
+
+// Entry points of quant_mm.cl.
+inline constexpr const char* kIntMmEntry = "xd_int_mm";
+inline constexpr const char* kScaledMmEntry = "xd_scaled_mm";
+
+struct qmm_plan {
+  int64_t block = 0;                  // outputs per work-group along m and n (XD_QB)
+  int64_t local[3] = {};              // the work-group size (XD_QL x XD_QL)
+  std::vector<gemm_launch> launches;  // row0 and group counts; batch0 unused (0)
+};
+// `wg`: the work-group size the module is compiled for (XD_WG: XD_QL follows from it);
+// `max_groups_yz`: the most work-groups a launch may have along dim 1.
+qmm_plan plan_qmm(const qmm_args& g, int64_t wg, int64_t max_groups_yz);
+
+}  // namespace xd::xpu

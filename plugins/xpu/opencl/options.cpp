@@ -1,0 +1,39 @@
+#include "options.hpp"
+
+namespace xd::ocl {
+
+namespace {
+
+constexpr xd_option_desc text(const char* name, const char* doc) {
+  return {sizeof(xd_option_desc), name, XD_OPTION_TEXT, 0, {}, {}, nullptr, "", doc};
+}
+
+const xd_option_desc kOptions[] = {
+    text("XD_CACHE_DIR",
+         "Folder of the OpenCL program binary cache (created if missing), or 'off'; unset: ~/.cache/xdispatch "
+         "(none without HOME). Entries are keyed by device, driver, source hash and build options and verified by "
+         "checksum. Read at the first program build."),
+    text("XD_OPENCL_BUILD_OPTIONS",
+         "Appended to the build options of every OpenCL program (and part of its cache key), e.g. -cl-mad-enable or "
+         "the kernels' tuning defines. A build that fails reports the compiler's log. Read at each program build."),
+    {sizeof(xd_option_desc), "XD_OPENCL_TIMESTAMPS", XD_OPTION_CHOICE, 0, {}, {}, "kernel", "",
+     "kernel: events are timed with an empty kernel even where markers carry timestamps (diagnostics); unset: "
+     "probed per device. Read at a device's first timed event."},
+    {sizeof(xd_option_desc), "XD_OPENCL_INT4_MMA", XD_OPTION_FLAG, 0, {}, {}, nullptr, "1",
+     "0: weight_int4_mm never takes the NVIDIA tensor-core kernels (to compare with the CUDA-core ones); 1: it does "
+     "where the device builds them. Read when the plugin initialises."},
+    {sizeof(xd_option_desc), "XD_OPENCL_INT4_TUNING", XD_OPTION_INTEGERS, 4, {1, 1, 1, 1}, {256, 64, 32, 16},
+     "lanes,cols,split_k,tiles", "32,8,4,4",
+     "The int4 kernels' shape as the host sizes their grid (tuning); lanes, cols and tiles must match -DXD_I4D_L, "
+     "-DXD_I4D_R and -DXD_I4M_NT in XD_OPENCL_BUILD_OPTIONS: a mismatch is slower, never wrong. Read when the "
+     "plugin initialises."},
+    {sizeof(xd_option_desc), "XD_OPENCL_RMS_BWD_GROUPS_PER_CU", XD_OPTION_INTEGER, 1, {1}, {64}, nullptr, "2",
+     "Work-groups per compute unit of rms_norm_backward when the weight gradient is wanted (tuning). Read when the "
+     "plugin initialises."},
+};
+
+}  // namespace
+
+std::span<const xd_option_desc> declared_options() { return kOptions; }
+
+}  // namespace xd::ocl

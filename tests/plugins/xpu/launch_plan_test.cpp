@@ -1,0 +1,114 @@
+// The XPU launchers' plans (plugins/xpu/common: xpu::plan_gemm, xpu::plan_int4_mm), which both
+// variants follow: which kernel a shape, a layout and an alignment get. The aligned ("_dense")
+// kernels load without alignment tests or bounds, so taking one for an operand they do not fit
+// would read the wrong bytes; these tests pin the conditions. No device is needed.
+#include "common/int4.hpp"
+#include "common/matmul.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace {
+
+using xd::xpu::gemm_args;
+using xd::xpu::int4_args;
+
+// A row-major m x k times k x n product into a row-major output, offsets 0.
+gemm_args dense_gemm(int64_t m, int64_t n, int64_t k) {
+  gemm_args g{};
+  g.m = m, g.n = n, g.k = k, g.batch = 1;
+  g.a_m = k, g.a_k = 1, g.a_b = m * k;
+  g.b_k = n, g.b_n = 1, g.b_b = k * n;
+  g.c_m = n, g.c_n = 1, g.c_b = m * n;
+  return g;
+}
+
+std::string gemm_entry(const gemm_args& g, int64_t wg = 256) { return xd::xpu::plan_gemm(g, wg, 65535).entry; }
+
+TEST(XpuPlanGemm, AlignedRowMajorOperandsTakeTheDenseKernel) {
+  EXPECT_EQ(gemm_entry(dense_gemm(256, 256, 256)), "xd_gemm_big_dense");
+  // Edges past a tile and k past a step are handled inside the dense kernel.
+  EXPECT_EQ(gemm_entry(dense_gemm(130, 132, 36)), "xd_gemm_big_dense");
+  gemm_args batched = dense_gemm(200, 260, 100);
+  batched.batch = 2;
+  EXPECT_EQ(gemm_entry(batched), "xd_gemm_big_dense");
+}
+
+TEST(XpuPlanGemm, UnalignedOrTransposedOperandsTakeTheGeneralKernel) {
+  gemm_args g = dense_gemm(256, 256, 256);
+  g.a_off = 1;  // A's rows start off a 4-element boundary
+  EXPECT_EQ(gemm_entry(g), "xd_gemm_big");
+  g = dense_gemm(256, 256, 256);
+  g.b_off = 2;
+  EXPECT_EQ(gemm_entry(g), "xd_gemm_big");
+  g = dense_gemm(256, 256, 256);
+  g.a_m = 1, g.a_k = 256;  // A column-major (a transposed view)
+  EXPECT_EQ(gemm_entry(g), "xd_gemm_big");
+  g = dense_gemm(256, 256, 256);
+  g.b_k = 1, g.b_n = 256;  // B column-major
+  EXPECT_EQ(gemm_entry(g), "xd_gemm_big");
+  EXPECT_EQ(gemm_entry(dense_gemm(256, 130, 256)), "xd_gemm_big");  // n not a multiple of 4
+  EXPECT_EQ(gemm_entry(dense_gemm(256, 256, 257)), "xd_gemm_big");  // k (A's row stride) not either
+  g = dense_gemm(256, 256, 256);
+  g.batch = 2, g.a_b = 256 * 256 + 2;  // a batch stride off the boundary
+  EXPECT_EQ(gemm_entry(g), "xd_gemm_big");
+}
+
+TEST(XpuPlanGemm, SmallShapesAndSmallWorkGroupsTakeTheTiledKernel) {
+  EXPECT_EQ(gemm_entry(dense_gemm(64, 64, 64)), "xd_gemm_tiled");
+  EXPECT_EQ(gemm_entry(dense_gemm(256, 16, 256)), "xd_gemm_tiled");
+  EXPECT_EQ(gemm_entry(dense_gemm(256, 256, 256), 128), "xd_gemm_tiled");
+}
+
+int4_args int4(int64_t m, int64_t n, int64_t k, int64_t group) {
+  int4_args a{};
+  a.m = m, a.n = n, a.k = k, a.group = group;
+  return a;
+}
+
+std::string int4_entry(const int4_args& a, bool mma = false) { return xd::xpu::plan_int4_mm(a, 256, 65535, mma).entry; }
+
+TEST(XpuPlanInt4, OneAlignedRowTakesTheDenseGemv) {
+  EXPECT_EQ(int4_entry(int4(1, 16384, 16384, 128)), "xd_int4_gemv_m1_dense");
+  EXPECT_EQ(int4_entry(int4(1, 72, 256, 64)), "xd_int4_gemv_m1_dense");
+}
+
+TEST(XpuPlanInt4, OneUnalignedRowTakesTheGeneralGemv) {
+  int4_args a = int4(1, 64, 4096, 128);
+  a.w_off = 1;  // a weight starting one byte into its buffer
+  EXPECT_EQ(int4_entry(a), "xd_int4_gemv_m1");
+  a = int4(1, 64, 4096, 128);
+  a.x_off = 2;
+  EXPECT_EQ(int4_entry(a), "xd_int4_gemv_m1");
+  a = int4(1, 64, 4096, 128);
+  a.s_off = 3;
+  EXPECT_EQ(int4_entry(a), "xd_int4_gemv_m1");
+  a = int4(1, 64, 4096, 128);
+  a.z_off = 1;
+  EXPECT_EQ(int4_entry(a), "xd_int4_gemv_m1");
+  EXPECT_EQ(int4_entry(int4(1, 300, 4096, 128)), "xd_int4_gemv_m1");  // N not a multiple of 8
+  EXPECT_EQ(int4_entry(int4(1, 1, 32, 32)), "xd_int4_gemv_m1");
+}
+
+TEST(XpuPlanInt4, TensorCoreKernelsNeedWholeTilesAndAlignmentForTheDenseVariant) {
+  EXPECT_EQ(int4_entry(int4(16, 64, 256, 128), true), "xd_int4_mma_m16_dense");
+  EXPECT_EQ(int4_entry(int4(8, 32, 256, 128), true), "xd_int4_mma_m8_dense");
+  EXPECT_EQ(int4_entry(int4(16, 40, 512, 256), true), "xd_int4_mma_m16");  // N not whole tiles of 32
+  int4_args a = int4(16, 64, 256, 128);
+  a.x_off = 4;  // input rows 8-byte but not 16-byte aligned
+  EXPECT_EQ(int4_entry(a, true), "xd_int4_mma_m16");
+  a = int4(16, 64, 256, 128);
+  a.s_off = 4;  // scales 8-byte but not 16-byte aligned
+  EXPECT_EQ(int4_entry(a, true), "xd_int4_mma_m16");
+  a = int4(16, 64, 256, 128);
+  a.z_off = 2;  // zero points 2-byte but not 4-byte aligned
+  EXPECT_EQ(int4_entry(a, true), "xd_int4_mma_m16");
+  // Group sizes that are not multiples of 128, or no tensor cores: the CUDA-core gemv.
+  EXPECT_EQ(int4_entry(int4(16, 64, 256, 64), true), "xd_int4_gemv_m16");
+  EXPECT_EQ(int4_entry(int4(16, 64, 256, 128), false), "xd_int4_gemv_m16");
+  // One row keeps the gemv even where the tensor cores are there.
+  EXPECT_EQ(int4_entry(int4(1, 64, 256, 128), true), "xd_int4_gemv_m1_dense");
+}
+
+}  // namespace
