@@ -2,6 +2,7 @@
 
 #include <xd/numeric.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <sstream>
@@ -51,40 +52,24 @@ std::string index_text(const std::vector<int64_t>& index) {
   return s + "]";
 }
 
-Tolerance default_tolerance(Dtype d, OpKind kind, int64_t reduction_length) {
-  Tolerance t;
+Tolerance dtype_tolerance(Dtype d) {
   switch (d) {
-    case Dtype::f64: t = {1e-7, 1e-7}; break;
-    case Dtype::f32: t = {1.3e-6, 1e-5}; break;
-    case Dtype::f16: t = {1e-3, 1e-5}; break;
-    case Dtype::bf16: t = {1.6e-2, 1e-5}; break;
-    case Dtype::f8e4m3fn: t = {1.25e-1, 1e-5}; break;  // one unit in the last place (3 mantissa bits)
-    case Dtype::f8e5m2: t = {2.5e-1, 1e-5}; break;
+    case Dtype::f64: return {1e-7, 1e-7};
+    case Dtype::f32: return {1.3e-6, 1e-5};
+    case Dtype::f16: return {1e-3, 1e-5};
+    case Dtype::bf16: return {1.6e-2, 1e-5};
+    case Dtype::f8e4m3fn: return {1.25e-1, 1e-5};  // one unit in the last place (3 mantissa bits)
+    case Dtype::f8e5m2: return {2.5e-1, 1e-5};
     default: return {0.0, 0.0};  // integers and bool: exact
   }
-  switch (kind) {
-    case OpKind::fill:
-    case OpKind::copy:
-    case OpKind::csr_to_dense: return {0.0, 0.0};  // casts and scatters are exactly specified
-    case OpKind::reduce:
-    case OpKind::softmax:
-    case OpKind::mm:
-    case OpKind::addmm:
-    case OpKind::bmm:
-    case OpKind::baddbmm:
-    case OpKind::csr_addmm:
-    case OpKind::rms_norm:
-    case OpKind::rms_norm_backward:
-    case OpKind::weight_int4_mm:
-    case OpKind::scaled_mm: {
-      // Rounding errors of a sum of n terms grow like sqrt(n) for a random summation order.
-      const double s = std::sqrt(static_cast<double>(std::max<int64_t>(1, reduction_length)));
-      t.rtol *= s;
-      t.atol *= s;
-      break;
-    }
-    default: break;
-  }
+}
+
+Tolerance sum_tolerance(Dtype d, int64_t reduction_length) {
+  // Rounding errors of a sum of n terms grow like sqrt(n) for a random summation order.
+  Tolerance t = dtype_tolerance(d);
+  const double s = std::sqrt(static_cast<double>(std::max<int64_t>(1, reduction_length)));
+  t.rtol *= s;
+  t.atol *= s;
   return t;
 }
 

@@ -30,9 +30,12 @@ struct Comparison {
   double got = 0.0, expected = 0.0;  // the values at worst_index
 };
 
-// The default tolerance of a dtype (PyTorch's assert_close defaults), widened by sqrt of the
-// reduction length for ops that sum (reductions, softmax, matmul, rms_norm). See docs/conformance.md.
-Tolerance default_tolerance(Dtype dtype, OpKind kind, int64_t reduction_length);
+// The tolerance of a dtype (PyTorch's assert_close defaults; fp8: one unit in the last place);
+// integers and bool are exact. Which tolerance an op's outputs get is its family's choice
+// (OpFamily::tolerance, ops/). See docs/conformance.md.
+Tolerance dtype_tolerance(Dtype dtype);
+// dtype_tolerance widened by sqrt(reduction_length), for outputs that sum that many terms.
+Tolerance sum_tolerance(Dtype dtype, int64_t reduction_length);
 
 // `expected` and `got` must have equal dtypes; different shapes fail.
 Comparison compare(const Tensor& expected, const Tensor& got, Tolerance tol);

@@ -1,6 +1,7 @@
 // What one conformance case is: an op on one backend and dtype, with inputs described (shape,
 // layout, value range) rather than stored, so the case id plus its seed regenerates the exact
-// inputs (--replay). Cases come from case_generator.cpp; golden cases from golden.cpp.
+// inputs (--replay). Each op's cases come from its family (op_case.hpp, ops/), gathered by
+// case_generator.cpp; golden cases from golden.cpp.
 #pragma once
 
 #include <xd/dtype.hpp>
@@ -32,7 +33,8 @@ enum class Values {
   boolean,    // 0 or 1
   positive,   // uniform in [lo, hi) with lo > 0
   magnitude,  // |x| uniform in [lo, hi) with lo > 0, random sign (denominators)
-  rstd,       // the reference rms_norm rstd of the case's `input` (rms_norm_backward)
+  derived,    // computed from the reference inputs before it by the op's family
+              // (OpFamily::derived_input; rms_norm_backward: the reference rstd of its `input`)
   sparse,     // uniform, most elements zero: the dense form of a CSR operand (`density`, `empty_rows`);
               // the zero pattern repeats in every batch, so batched CSR has equal nnz per batch
 };

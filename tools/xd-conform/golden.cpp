@@ -2,7 +2,8 @@
 
 #include "comparison.hpp"
 #include "npy.hpp"
-#include "op_invoker.hpp"
+#include "op_case.hpp"
+#include "ops/helpers.hpp"
 
 #include <xd/backend.hpp>
 #include <xd/error.hpp>
@@ -24,47 +25,14 @@ namespace {
 
 using nlohmann::json;
 
-std::optional<Dtype> dtype_or_none(const std::string& name) {
-  try {
-    return parse_dtype(name);
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-}
-
-std::vector<int64_t> int_list(const json& j) {
-  if (j.is_array()) return j.get<std::vector<int64_t>>();
-  return {j.get<int64_t>()};
-}
-
-Attrs parse_attrs(const json& a, std::string& unsupported) {
+// The manifest's attributes, each read by the op's family; one it does not read makes the case
+// unsupported. Without a family (the op is unknown here) nothing is read: the case cannot run.
+Attrs parse_attrs(const OpFamily* family, const std::string& op, const json& a, std::string& unsupported) {
   Attrs at;
-  for (const auto& [k, v] : a.items()) {
-    if (k == "alpha") at.alpha = v.get<double>();
-    else if (k == "beta") at.beta = v.get<double>();
-    else if (k == "dim") {
-      at.dims = int_list(v);
-      at.dim = at.dims.empty() ? 0 : at.dims[0];
-    } else if (k == "keepdim") at.keepdim = v.get<bool>();
-    else if (k == "approximate") {
-      const std::string s = v.get<std::string>();
-      if (s == "none") at.approximate = GeluApproximate::none;
-      else if (s == "tanh") at.approximate = GeluApproximate::tanh;
-      else unsupported = "gelu approximation '" + s + "'";
-    } else if (k == "normalized_shape") at.normalized_shape = int_list(v);
-    else if (k == "eps") {
-      if (!v.is_null()) at.eps = v.get<double>();
-    } else if (k == "output_mask") {
-      const auto m = v.get<std::vector<bool>>();
-      if (m.size() == 2) at.output_mask = {m[0], m[1]};
-    } else if (k == "exponent") at.exponent = v.get<double>();
-    else if (k == "group_size") at.group_size = v.get<int64_t>();
-    else if (k == "out_dtype") {
-      const auto d = dtype_or_none(v.get<std::string>());
-      if (d) at.out_dtype = *d;
-      else if (unsupported.empty()) unsupported = "out_dtype " + v.get<std::string>();
-    } else if (unsupported.empty()) unsupported = "attribute '" + k + "'";
-  }
+  if (family == nullptr) return at;
+  for (const auto& [k, v] : a.items())
+    if (!family->read_golden_attr(op, k, v, at, unsupported) && unsupported.empty())
+      unsupported = "attribute '" + k + "'";
   return at;
 }
 
@@ -122,7 +90,8 @@ std::vector<GoldenCase> load_golden(const std::string& dir) {
     g.dtype_text = c.at("dtype").get<std::string>();
     g.tolerance = {c.value("rtol", 0.0), c.value("atol", 0.0)};
     if (!known.count(g.op)) g.unsupported = "op " + g.op + " does not exist in xdispatch yet";
-    g.attrs = parse_attrs(c.value("attrs", json::object()), g.unsupported);
+    g.family = find_op_family(g.op);
+    g.attrs = parse_attrs(g.family, g.op, c.value("attrs", json::object()), g.unsupported);
     if (!dtype_or_none(g.dtype_text)) g.unsupported = "dtype " + g.dtype_text;
     for (const json& t : c.at("inputs")) g.inputs.push_back(load_tensor(dir, t, g.id, g.unsupported));
     for (const json& t : c.at("outputs")) g.outputs.push_back(load_tensor(dir, t, g.id, g.unsupported));
@@ -137,7 +106,7 @@ bool has_sparse_input(const GoldenCase& g) {
   return std::any_of(g.inputs.begin(), g.inputs.end(), [](const GoldenTensor& t) { return t.sparse(); });
 }
 
-// mm, addmm, bmm, baddbmm with a sparse CSR operand, through the public SparseCsr overloads.
+// The golden case's call through the public SparseCsr overloads (the family says which).
 std::vector<Tensor> invoke_sparse(const GoldenCase& g, Device dev) {
   const GoldenTensor* s = nullptr;
   std::map<std::string, Tensor> dense;
@@ -147,17 +116,7 @@ std::vector<Tensor> invoke_sparse(const GoldenCase& g, Device dev) {
   }
   auto part = [&](size_t i) { return from_host(s->csr[i].bytes.data(), s->csr[i].dtype, s->csr[i].shape, dev); };
   const SparseCsr a(part(0), part(1), part(2), s->shape);
-  auto need = [&](const char* name) -> const Tensor& {
-    const auto it = dense.find(name);
-    if (it == dense.end()) throw std::runtime_error("the manifest lacks input '" + std::string(name) + "'");
-    return it->second;
-  };
-  const double beta = g.attrs.beta, alpha = g.attrs.alpha;
-  if (g.op == "mm") return {mm(a, need("mat2"))};
-  if (g.op == "bmm") return {bmm(a, need("mat2"))};
-  if (g.op == "addmm") return {addmm(need("self"), a, need("mat2"), beta, alpha)};
-  if (g.op == "baddbmm") return {baddbmm(need("self"), a, need("batch2"), beta, alpha)};
-  throw NotImplementedError("op " + g.op + " has no sparse CSR form");
+  return g.family->invoke_csr({g.op, a, dense, g.attrs});
 }
 
 Outcome run_one(const GoldenCase& g, const OpSchema& schema, Dtype key, const std::string& backend) {
@@ -182,7 +141,7 @@ Outcome run_one(const GoldenCase& g, const OpSchema& schema, Dtype key, const st
       inputs.emplace_back(from_host(t->bytes.data(), t->dtype, t->shape, dev));
     }
     const std::vector<Tensor> got =
-        has_sparse_input(g) ? invoke_sparse(g, dev) : invoke(schema, key, inputs, g.attrs, dev, 0);
+        has_sparse_input(g) ? invoke_sparse(g, dev) : g.family->invoke({schema, key, inputs, g.attrs, dev, 0});
     for (const GoldenTensor& e : g.outputs) {
       size_t idx = schema.outputs.size();
       for (size_t i = 0; i < schema.outputs.size(); ++i)
@@ -257,7 +216,12 @@ std::vector<Record> run_golden(const std::vector<GoldenCase>& cases, const std::
       if (!g.unsupported.empty()) {
         rec.outcome.status = Status::unsupported;
         rec.outcome.message = g.unsupported;
-      } else if (const std::string op = has_sparse_input(g) ? "csr_addmm" : g.op; !slots.count({backend, op, *key})) {
+      } else if (g.family == nullptr) {
+        rec.outcome.status = Status::fail;
+        rec.outcome.message = no_case_description(g.op);
+        rec.outcome.case_errors.push_back(rec.outcome.message);
+      } else if (const std::string op = has_sparse_input(g) ? g.family->csr_kernel_op(g.op) : g.op;
+                 !slots.count({backend, op, *key})) {
         rec.outcome.status = Status::unsupported;
         rec.outcome.message = "backend '" + backend + "' has no " + op + " kernel for " + g.dtype_text;
       } else {

@@ -24,8 +24,11 @@ struct GoldenTensor {
   bool sparse() const { return !csr.empty(); }
 };
 
+class OpFamily;
+
 struct GoldenCase {
   std::string id, op, dtype_text;
+  const OpFamily* family = nullptr;  // the op's family (op_case.hpp); nullptr: none describes it
   Attrs attrs;
   std::vector<GoldenTensor> inputs, outputs;
   Tolerance tolerance;

@@ -1,6 +1,6 @@
 #include "runner.hpp"
 
-#include "op_invoker.hpp"
+#include "op_case.hpp"
 #include "tensor_factory.hpp"
 
 #include <xd/backend.hpp>
@@ -78,6 +78,11 @@ Outcome run_case(const Case& c) {
     o.message = c.unsupported;
     return o;
   }
+  const OpFamily* family = find_op_family(c.schema.name);
+  if (family == nullptr) {
+    fail_case(o, no_case_description(c.schema.name));
+    return o;
+  }
   const auto t0 = std::chrono::steady_clock::now();
   try {
     const Device target = Device::parse(c.backend);
@@ -87,7 +92,7 @@ Outcome run_case(const Case& c) {
     std::vector<Tensor> expected;
     std::string ref_error, ref_type;
     try {
-      expected = invoke(c.schema, c.dtype, in.reference, c.attrs, cpu(), c.seed);
+      expected = family->invoke({c.schema, c.dtype, in.reference, c.attrs, cpu(), c.seed});
     } catch (const std::exception& e) {
       ref_error = e.what();
       ref_type = error_type(e);
@@ -99,7 +104,7 @@ Outcome run_case(const Case& c) {
     {
       KernelIsolation only(c);
       try {
-        got = invoke(c.schema, c.dtype, in.target, c.attrs, target, c.seed);
+        got = family->invoke({c.schema, c.dtype, in.target, c.attrs, target, c.seed});
       } catch (const std::exception& e) {
         tgt_error = e.what();
         tgt_type = error_type(e);
@@ -133,7 +138,7 @@ Outcome run_case(const Case& c) {
         if (!expected[i].defined()) continue;
         r.dtype = expected[i].dtype();
         r.shape.assign(expected[i].sizes().begin(), expected[i].sizes().end());
-        r.tolerance = default_tolerance(r.dtype, c.schema.kind, c.attrs.reduction_length);
+        r.tolerance = family->tolerance(c, i, r.dtype);
         if (got[i].device() != target) fail_case(o, r.name + ": on " + got[i].device().str() + ", not " + target.str());
         r.comparison = compare(expected[i], got[i], r.tolerance);
         if (!r.comparison.ok) fail(o, r.name + ": " + r.comparison.message);

@@ -1,5 +1,8 @@
 #include "tensor_factory.hpp"
 
+#include "op_case.hpp"
+
+#include <xd/error.hpp>
 #include <xd/philox.hpp>
 
 #include <cmath>
@@ -18,6 +21,16 @@ std::string hex64(uint64_t v) {
   char buf[19];
   std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(v));
   return buf;
+}
+
+const char* layout_name(Layout l) {
+  switch (l) {
+    case Layout::contiguous: return "contiguous";
+    case Layout::transposed: return "transposed";
+    case Layout::sliced: return "sliced";
+    case Layout::expanded: return "expanded";
+  }
+  return "?";
 }
 
 namespace {
@@ -107,7 +120,8 @@ Tensor apply_layout(const Tensor& base, const InputSpec& in) {
 CaseInputs make_inputs(const Case& c, Device target) {
   CaseInputs out;
   const Device ref = cpu();
-  for (const InputSpec& in : c.inputs) {
+  for (size_t i = 0; i < c.inputs.size(); ++i) {
+    const InputSpec& in = c.inputs[i];
     if (in.absent) {
       out.reference.emplace_back();
       out.target.emplace_back();
@@ -115,11 +129,10 @@ CaseInputs make_inputs(const Case& c, Device target) {
       continue;
     }
     Tensor base;
-    if (in.values == Values::rstd) {
-      // rms_norm_backward: the rstd the reference's forward computes for this input.
-      // (rstd does not depend on the weight.)
-      const Tensor& x = *out.reference.at(1);
-      base = std::get<1>(rms_norm(x, c.attrs.normalized_shape, std::nullopt, c.attrs.eps)).contiguous();
+    if (in.values == Values::derived) {
+      const OpFamily* family = find_op_family(c.schema.name);
+      if (family == nullptr) throw NotImplementedError(no_case_description(c.schema.name));
+      base = family->derived_input(c, i, out.reference);
     } else {
       const std::vector<int64_t> shape = base_shape(in);
       int64_t n = 1;

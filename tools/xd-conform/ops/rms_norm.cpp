@@ -1,0 +1,142 @@
+// rms_norm (output and rstd) and rms_norm_backward (grad_input and grad_weight, each optional by
+// output_mask): with and without weight and eps, one and two normalized dims, size 1, empty,
+// long rows, transposed, sliced and expanded inputs. The backward's rstd input is the one the
+// reference's forward computes for the case's input (Values::derived), as in training.
+#include <xd/ops.hpp>
+
+#include "helpers.hpp"
+
+namespace xd::conform {
+
+namespace {
+
+struct Norm {
+  Shape s;
+  Shape norm;
+  bool weight;
+  bool eps;
+  Layout l = Layout::contiguous;
+};
+
+std::vector<Norm> norms(bool quick) {
+  std::vector<Norm> ns = {{{3, 64}, {64}, true, true},
+                          {{3, 64}, {64}, false, false},
+                          {{2, 3, 8}, {3, 8}, true, false},
+                          {{1}, {1}, true, true},
+                          {{0, 16}, {16}, true, true},
+                          {{17, 33}, {33}, true, true, Layout::transposed},
+                          {{9, 31}, {31}, true, false, Layout::sliced},
+                          {{4, 4099}, {4099}, true, true},
+                          // stride 0: one [1, 64] row expanded to five equal rows
+                          {{5, 64}, {64}, true, true, Layout::expanded}};
+  if (!quick) ns.push_back({{257, 1024}, {1024}, true, false});
+  return ns;
+}
+
+void rms_norm_cases(CaseList& l, bool backward) {
+  std::vector<std::array<bool, 2>> masks = {{true, true}};
+  if (backward) masks = {{true, true}, {true, false}, {false, true}};
+  for (const Norm& n : norms(l.quick)) {
+    for (const auto& mask : masks) {
+      if (backward && !n.weight && !mask[0]) continue;
+      const bool ex = n.l == Layout::expanded;
+      Shape stored = n.s;
+      if (ex) stored[0] = 1;
+      std::string v = (ex ? expanded_text(stored, n.s) : shape_text(n.s) + layout_suffix(usable(n.l, n.s))) + ".n" +
+                      shape_text(n.norm) + (n.weight ? ".w" : "") + (n.eps ? ".eps" : "");
+      if (backward) v += std::string(".m") + (mask[0] ? "1" : "0") + (mask[1] ? "1" : "0");
+      Case& c = l.add(v);
+      int64_t len = numel(n.norm);
+      InputSpec x = ex ? expanded_input("input", l.dtype, stored, n.s) : input("input", l.dtype, n.s, usable(n.l, n.s));
+      InputSpec w = ranged_input("weight", l.dtype, n.norm, 0.5, 1.5);
+      w.values = Values::positive;
+      w.absent = !n.weight;
+      if (backward) {
+        InputSpec g = ranged_input("grad_out", l.dtype, n.s, -1, 1);
+        Shape rs = n.s;
+        for (size_t i = n.s.size() - n.norm.size(); i < n.s.size(); ++i) rs[i] = 1;
+        InputSpec r = input("rstd", l.dtype == Dtype::f64 ? Dtype::f64 : Dtype::f32, rs);
+        r.values = Values::derived;
+        c.inputs = {g, x, r, w};
+        c.attrs.output_mask = mask;
+        // grad_weight sums over every row as well.
+        len = std::max<int64_t>(len, numel(n.s) / std::max<int64_t>(1, numel(n.norm)));
+      } else {
+        c.inputs = {x, w};
+      }
+      c.attrs.normalized_shape = n.norm;
+      if (n.eps) c.attrs.eps = 1e-5;
+      c.attrs.reduction_length = std::max<int64_t>(1, len);
+    }
+  }
+}
+
+bool read_normalized_shape(const std::string& key, const nlohmann::json& v, Attrs& a) {
+  if (key != "normalized_shape") return false;
+  a.normalized_shape = int_list(v);
+  return true;
+}
+
+struct NormOp {
+  const char* name;
+  bool backward;
+  std::vector<Tensor> (*call)(const OpCall& c);
+  // The attribute besides normalized_shape: rms_norm's eps, the backward's output_mask.
+  bool (*golden_attr)(const std::string& key, const nlohmann::json& v, Attrs& a);
+};
+
+const NormOp norm_ops[] = {
+    {"rms_norm", false,
+     [](const OpCall& c) -> std::vector<Tensor> {
+       auto [y, rstd] = rms_norm(c.input(0), c.attrs.normalized_shape, c.optional_input(1), c.attrs.eps);
+       return {y, rstd};
+     },
+     [](const std::string& key, const nlohmann::json& v, Attrs& a) {
+       if (key != "eps") return false;
+       if (!v.is_null()) a.eps = v.get<double>();  // null: the accumulation type's machine epsilon
+       return true;
+     }},
+    {"rms_norm_backward", true,
+     [](const OpCall& c) -> std::vector<Tensor> {
+       auto [grad_input, grad_weight] = rms_norm_backward(c.input(0), c.input(1), c.attrs.normalized_shape, c.input(2),
+                                                          c.optional_input(3), c.attrs.output_mask);
+       return {grad_input, grad_weight};
+     },
+     [](const std::string& key, const nlohmann::json& v, Attrs& a) {
+       if (key != "output_mask") return false;
+       const auto m = v.get<std::vector<bool>>();
+       if (m.size() == 2) a.output_mask = {m[0], m[1]};
+       return true;
+     }},
+};
+
+class RmsNormFamily final : public TableFamily<NormOp> {
+ public:
+  RmsNormFamily() : TableFamily(norm_ops, [](const NormOp& op, CaseList& l) { rms_norm_cases(l, op.backward); }) {}
+
+  std::vector<Tensor> invoke(const OpCall& call) const override { return entry(call.schema.name).call(call); }
+
+  // Outputs sum over the normalized size (grad_weight over every row).
+  Tolerance tolerance(const Case& c, size_t, Dtype out) const override { return summed_tolerance(c, out); }
+
+  // The backward's rstd: what the reference's forward computes for `input` (input 1); it does
+  // not depend on the weight.
+  Tensor derived_input(const Case& c, size_t, const std::vector<std::optional<Tensor>>& made) const override {
+    const Tensor& x = *made.at(1);
+    return std::get<1>(rms_norm(x, c.attrs.normalized_shape, std::nullopt, c.attrs.eps)).contiguous();
+  }
+
+  bool read_golden_attr(const std::string& op, const std::string& key, const nlohmann::json& value, Attrs& attrs,
+                        std::string&) const override {
+    return read_normalized_shape(key, value, attrs) || entry(op).golden_attr(key, value, attrs);
+  }
+};
+
+}  // namespace
+
+const OpFamily& rms_norm_family() {
+  static const RmsNormFamily family;
+  return family;
+}
+
+}  // namespace xd::conform

@@ -1,0 +1,170 @@
+// The pointwise unary ops: neg, abs, exp, log, sqrt, rsqrt, relu, gelu, silu, sigmoid, tanh and
+// pow (a scalar exponent). Each draws its input from where the function is defined, and every
+// floating op gets a case of special values (NaN, +-Inf, +-0, near overflow).
+#include <xd/ops.hpp>
+
+#include "helpers.hpp"
+
+namespace xd::conform {
+
+namespace {
+
+// Where an op's floating inputs come from: its function's domain, and what the CPU reference
+// computes there without overflow.
+enum class Domain {
+  moderate,  // [-5, 5)
+  exp,       // [-8, 8)
+  positive,  // [0.05, 8): log, sqrt, rsqrt, and pow (a negative base to a fractional power is NaN)
+};
+
+// One attribute setting an op's cases repeat over, with its tag in the variant ("e-1.5.", "tanh.").
+struct Setting {
+  std::string tag;
+  double exponent = 2.0;
+  GeluApproximate approximate = GeluApproximate::none;
+};
+
+std::vector<Setting> single_setting(bool) { return {Setting{}}; }
+
+std::vector<Setting> pow_exponents(bool quick) {
+  const std::vector<double> exponents =
+      quick ? std::vector<double>{2.0, -1.5} : std::vector<double>{2.0, 0.5, -1.5, 3.0, 0.0};
+  std::vector<Setting> out;
+  for (double e : exponents) {
+    const std::string text = std::to_string(e);
+    out.push_back({"e" + text.substr(0, text.find('.') + 2) + ".", e});
+  }
+  return out;
+}
+
+std::vector<Setting> gelu_approximations(bool) {
+  return {{"erf.", 2.0, GeluApproximate::none}, {"tanh.", 2.0, GeluApproximate::tanh}};
+}
+
+bool read_exponent(const std::string& key, const nlohmann::json& v, Attrs& a, std::string&) {
+  return read_attr(key, "exponent", v, a.exponent);
+}
+
+bool read_approximate(const std::string& key, const nlohmann::json& v, Attrs& a, std::string& unsupported) {
+  if (key != "approximate") return false;
+  const std::string s = v.get<std::string>();
+  if (s == "none")
+    a.approximate = GeluApproximate::none;
+  else if (s == "tanh")
+    a.approximate = GeluApproximate::tanh;
+  else
+    unsupported = "gelu approximation '" + s + "'";
+  return true;
+}
+
+struct UnaryOp {
+  const char* name;
+  Tensor (*call)(const Tensor& self, const Attrs& a);
+  Domain domain = Domain::moderate;
+  bool small_ints = false;  // integer inputs from -100 on (abs and neg of the minimum overflow)
+  std::vector<Setting> (*settings)(bool quick) = single_setting;
+  bool (*golden_attr)(const std::string& key, const nlohmann::json& v, Attrs& a, std::string& unsupported) = nullptr;
+};
+
+const UnaryOp unary_ops[] = {
+    {"pow", [](const Tensor& x, const Attrs& a) { return pow(x, a.exponent); }, Domain::positive, false, pow_exponents,
+     read_exponent},
+    {"neg", [](const Tensor& x, const Attrs&) { return neg(x); }, Domain::moderate, true},
+    {"abs", [](const Tensor& x, const Attrs&) { return abs(x); }, Domain::moderate, true},
+    {"exp", [](const Tensor& x, const Attrs&) { return exp(x); }, Domain::exp},
+    {"log", [](const Tensor& x, const Attrs&) { return log(x); }, Domain::positive},
+    {"sqrt", [](const Tensor& x, const Attrs&) { return sqrt(x); }, Domain::positive},
+    {"rsqrt", [](const Tensor& x, const Attrs&) { return rsqrt(x); }, Domain::positive},
+    {"relu", [](const Tensor& x, const Attrs&) { return relu(x); }},
+    {"gelu", [](const Tensor& x, const Attrs& a) { return gelu(x, a.approximate); }, Domain::moderate, false,
+     gelu_approximations, read_approximate},
+    {"silu", [](const Tensor& x, const Attrs&) { return silu(x); }},
+    {"sigmoid", [](const Tensor& x, const Attrs&) { return sigmoid(x); }},
+    {"tanh", [](const Tensor& x, const Attrs&) { return tanh(x); }},
+};
+
+void set_domain(const UnaryOp& op, InputSpec& in) {
+  if (!is_floating(in.dtype)) {
+    const Range r = int_range(in.dtype, false);
+    in.lo = op.small_ints ? std::max(r.lo, -100.0) : r.lo;
+    in.hi = r.hi;
+    return;
+  }
+  switch (op.domain) {
+    case Domain::positive:
+      in.values = Values::positive;
+      in.lo = 0.05;
+      in.hi = 8.0;
+      break;
+    case Domain::exp:
+      in.lo = -8;
+      in.hi = 8;
+      break;
+    case Domain::moderate:
+      in.lo = -5;
+      in.hi = 5;
+      break;
+  }
+}
+
+void unary_cases(const UnaryOp& op, CaseList& l) {
+  std::vector<std::pair<Shape, Layout>> shapes = {
+      {{}, Layout::contiguous},  {{0}, Layout::contiguous},       {{1}, Layout::contiguous},
+      {{7}, Layout::contiguous}, {{13, 17}, Layout::contiguous},  {{13, 17}, Layout::transposed},
+      {{31, 3}, Layout::sliced}, {{3, 1, 5}, Layout::contiguous}, {{4099}, Layout::contiguous}};
+  if (!l.quick) {
+    shapes.push_back({{2, 3, 5, 7}, Layout::transposed});
+    shapes.push_back({{(1 << 20) + 7}, Layout::contiguous});
+  } else {
+    // 13x17 and 4099 keep odd and prime sizes in the quick set.
+    erase_named(shapes, {"7", "3x1x5"}, [](const auto& p) { return shape_text(p.first); });
+  }
+  for (const Setting& setting : op.settings(l.quick)) {
+    auto add = [&](const std::string& variant, InputSpec in) {
+      Case& c = l.add(setting.tag + variant);
+      c.inputs = {std::move(in)};
+      c.attrs.exponent = setting.exponent;
+      c.attrs.approximate = setting.approximate;
+    };
+    for (const auto& [s, layout] : shapes) {
+      InputSpec in = input("self", l.dtype, s, usable(layout, s));
+      set_domain(op, in);
+      add(shape_text(s) + layout_suffix(usable(layout, s)), in);
+    }
+    // An expanded (stride 0) input.
+    InputSpec expanded = expanded_input("self", l.dtype, {1, 9}, {6, 9});
+    set_domain(op, expanded);
+    add("1x9.ex6x9", expanded);
+    if (l.floating()) {
+      InputSpec special = ranged_input("self", l.dtype, {257}, -5, 5);
+      special.values = Values::special;
+      add("special.257", special);
+    }
+  }
+}
+
+class UnaryFamily final : public TableFamily<UnaryOp> {
+ public:
+  UnaryFamily() : TableFamily(unary_ops, unary_cases) {}
+
+  std::vector<Tensor> invoke(const OpCall& call) const override {
+    return {entry(call.schema.name).call(call.input(0), call.attrs)};
+  }
+
+  Tolerance tolerance(const Case&, size_t, Dtype out) const override { return dtype_tolerance(out); }
+
+  bool read_golden_attr(const std::string& op, const std::string& key, const nlohmann::json& value, Attrs& attrs,
+                        std::string& unsupported) const override {
+    const UnaryOp& u = entry(op);
+    return u.golden_attr && u.golden_attr(key, value, attrs, unsupported);
+  }
+};
+
+}  // namespace
+
+const OpFamily& unary_family() {
+  static const UnaryFamily family;
+  return family;
+}
+
+}  // namespace xd::conform
