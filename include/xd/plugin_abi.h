@@ -149,6 +149,10 @@ typedef enum xd_op {
   XD_OP_COUNT_V1_1 = 44         /* one past the last op of ABI 1.1 */
 } xd_op;
 
+/* One past the last op of the newest ABI minor this header declares: what a host of this header
+ * sizes its tables by. A plugin that must load on older hosts checks host->abi_minor instead. */
+#define XD_OP_COUNT_LATEST XD_OP_COUNT_V1_1
+
 /* ---------------------------------------------------------------- attribute structs */
 /* A scalar given to an op. `real` is used for floating-point dtypes, `integer` for integer and
  * bool dtypes; the host fills both consistently. */
