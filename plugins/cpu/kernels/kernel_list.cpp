@@ -27,19 +27,60 @@ namespace {
 
 const plugin::kernel_def* const kKernels[] = {
     // creation, random numbers, copies and casts
-    &def_fill, &def_arange, &def_rand, &def_randn, &def_copy,
+    &def_fill,
+    &def_arange,
+    &def_rand,
+    &def_randn,
+    &def_copy,
     // pointwise
-    &def_add, &def_sub, &def_mul, &def_div, &def_eq, &def_lt, &def_gt, &def_where, &def_neg, &def_abs, &def_relu,
-    &def_exp, &def_log, &def_sqrt, &def_rsqrt, &def_gelu, &def_silu, &def_sigmoid, &def_tanh, &def_pow,
+    &def_add,
+    &def_sub,
+    &def_mul,
+    &def_div,
+    &def_eq,
+    &def_lt,
+    &def_gt,
+    &def_where,
+    &def_neg,
+    &def_abs,
+    &def_relu,
+    &def_exp,
+    &def_log,
+    &def_sqrt,
+    &def_rsqrt,
+    &def_gelu,
+    &def_silu,
+    &def_sigmoid,
+    &def_tanh,
+    &def_pow,
     // reductions and softmax
-    &def_sum, &def_mean, &def_amax, &def_amin, &def_argmax, &def_softmax, &def_log_softmax,
-    // matmul: oneDNN first, the loops last
+    &def_sum,
+    &def_mean,
+    &def_amax,
+    &def_amin,
+    &def_argmax,
+    &def_softmax,
+    &def_log_softmax,
+// matmul: oneDNN first, the loops last
 #ifdef XD_CPU_HAVE_DNNL
-    &def_mm_dnnl, &def_addmm_dnnl, &def_bmm_dnnl, &def_baddbmm_dnnl, &def_int_mm_dnnl,
+    &def_mm_dnnl,
+    &def_addmm_dnnl,
+    &def_bmm_dnnl,
+    &def_baddbmm_dnnl,
+    &def_int_mm_dnnl,
 #endif
-    &def_mm_loop, &def_addmm_loop, &def_bmm_loop, &def_baddbmm_loop, &def_int_mm_loop, &def_scaled_mm_loop,
+    &def_mm_loop,
+    &def_addmm_loop,
+    &def_bmm_loop,
+    &def_baddbmm_loop,
+    &def_int_mm_loop,
+    &def_scaled_mm_loop,
     // normalisation, quantized and sparse matmul
-    &def_rms_norm, &def_rms_norm_backward, &def_weight_int4_mm, &def_quantize_int4, &def_csr_addmm,
+    &def_rms_norm,
+    &def_rms_norm_backward,
+    &def_weight_int4_mm,
+    &def_quantize_int4,
+    &def_csr_addmm,
     &def_csr_to_dense,
 };
 
