@@ -23,7 +23,7 @@ DtypeSet binary_dtypes(xd_op op) {
   switch (op) {
     case XD_OP_DIV: return kFloat;
     case XD_OP_EQ: return kNumericBool;
-    default: return kNumeric;  // add, sub, mul, lt, gt
+    default: return kNumeric;  // add, sub, mul, lt, gt, maximum, minimum
   }
 }
 
@@ -145,6 +145,8 @@ Tensor div(const Tensor& a, const Tensor& b) { return binary(XD_OP_DIV, "div", a
 Tensor eq(const Tensor& a, const Tensor& b) { return binary(XD_OP_EQ, "eq", a, b, NoAttrs{}); }
 Tensor lt(const Tensor& a, const Tensor& b) { return binary(XD_OP_LT, "lt", a, b, NoAttrs{}); }
 Tensor gt(const Tensor& a, const Tensor& b) { return binary(XD_OP_GT, "gt", a, b, NoAttrs{}); }
+Tensor maximum(const Tensor& a, const Tensor& b) { return binary(XD_OP_MAXIMUM, "maximum", a, b, NoAttrs{}); }
+Tensor minimum(const Tensor& a, const Tensor& b) { return binary(XD_OP_MINIMUM, "minimum", a, b, NoAttrs{}); }
 
 Tensor pow(const Tensor& a, double exponent) { return unary(XD_OP_POW, "pow", a, PowAttrs{exponent}); }
 

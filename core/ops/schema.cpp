@@ -72,6 +72,8 @@ const std::array<OpSchema, kOpCount>& schemas() {
        {"out"}, meta_csr_addmm, at<CsrMatmulAttrs, xd_attrs_blas>(), 0b1, 0},
       {XD_OP_CSR_TO_DENSE, "csr_to_dense", OpKind::csr_to_dense, {"crow_indices", "col_indices", "values"}, {"out"},
        meta_csr_to_dense, at<CsrToDenseAttrs>()},
+      {XD_OP_MAXIMUM, "maximum", OpKind::binary, {"self", "other"}, {"out"}, meta_binary, at<NoAttrs>()},
+      {XD_OP_MINIMUM, "minimum", OpKind::binary, {"self", "other"}, {"out"}, meta_binary, at<NoAttrs>()},
   }};
   // clang-format on
   return s;

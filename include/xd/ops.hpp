@@ -47,6 +47,10 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);  // cond is 
 Tensor eq(const Tensor& a, const Tensor& b);  // bool result
 Tensor lt(const Tensor& a, const Tensor& b);
 Tensor gt(const Tensor& a, const Tensor& b);
+// Elementwise max / min of a and b, broadcasting, as torch.maximum / torch.minimum: a NaN in either
+// gives NaN. f64 f32 f16 bf16 i8 u8 i32 i64; a and b of one dtype (DtypeError otherwise).
+Tensor maximum(const Tensor& a, const Tensor& b);
+Tensor minimum(const Tensor& a, const Tensor& b);
 Tensor neg(const Tensor& a);
 Tensor abs(const Tensor& a);
 Tensor exp(const Tensor& a);

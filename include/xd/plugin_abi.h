@@ -146,12 +146,19 @@ typedef enum xd_op {
                                    b [B,K,N]] -> [out [B,M,N]] (xd_attrs_blas) beta*input + alpha*A@b;
                                    input absent: beta*input is not computed (mm, bmm, and beta == 0) */
   XD_OP_CSR_TO_DENSE = 43,      /* [crow [B,M+1], col [B,nnz], values [B,nnz]] -> [out [B,M,K]] (none) */
-  XD_OP_COUNT_V1_1 = 44         /* one past the last op of ABI 1.1 */
+  XD_OP_COUNT_V1_1 = 44,        /* one past the last op of ABI 1.1 */
+  /* ABI 1.2. */
+  XD_OP_MAXIMUM = 44,           /* [a, b] -> [out] (none) out = max(a, b) elementwise, as torch.maximum: a and b
+                                   broadcast to out, one dtype (f64 f32 f16 bf16 i8 u8 i32 i64); a NaN in either
+                                   operand gives NaN; of two equal values, a (max(-0, +0) is -0). Exact. */
+  XD_OP_MINIMUM = 45,           /* [a, b] -> [out] (none) out = min(a, b) elementwise, as torch.minimum: the same
+                                   rules (min(+0, -0) is +0). */
+  XD_OP_COUNT_V1_2 = 46         /* one past the last op of ABI 1.2 */
 } xd_op;
 
 /* One past the last op of the newest ABI minor this header declares: what a host of this header
  * sizes its tables by. A plugin that must load on older hosts checks host->abi_minor instead. */
-#define XD_OP_COUNT_LATEST XD_OP_COUNT_V1_1
+#define XD_OP_COUNT_LATEST XD_OP_COUNT_V1_2
 
 /* ---------------------------------------------------------------- attribute structs */
 /* A scalar given to an op. `real` is used for floating-point dtypes, `integer` for integer and

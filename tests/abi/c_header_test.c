@@ -43,6 +43,7 @@ int main(void) {
   if (offsetof(xd_plugin_info, option_count) < offsetof(xd_plugin_info, options)) return 1;
   if (offsetof(xd_kernel_desc, check) < offsetof(xd_kernel_desc, priority)) return 1;
   if (XD_ABI_MINOR < 2) return 1;
+  if (XD_OP_MAXIMUM != 44 || XD_OP_MINIMUM != 45 || XD_OP_COUNT_V1_2 != 46 || XD_OP_COUNT_LATEST != 46) return 1;
   if (XD_DTYPE_COUNT_V1 != 11 || XD_OP_COUNT_V1 != 38 || XD_OP_COUNT_V1_1 != 44) return 1;
   if (XD_OP_INT_MM != 38 || XD_OP_SCALED_MM != 39 || XD_OP_WEIGHT_INT4_MM != 40 || XD_OP_QUANTIZE_INT4 != 41) return 1;
   if (XD_OP_CSR_ADDMM != 42 || XD_OP_CSR_TO_DENSE != 43) return 1;

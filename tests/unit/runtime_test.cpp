@@ -110,7 +110,7 @@ TEST(Runtime, BackendListAndKernelCoverageNameTheCpuBackend) {
   int add_kernels = 0;
   for (const auto& k : xd::kernels()) add_kernels += k.op == "add" && k.backend == "cpu";
   EXPECT_GE(add_kernels, 8);  // f64 f32 f16 bf16 i8 u8 i32 i64
-  EXPECT_EQ(xd::op_names().size(), static_cast<size_t>(XD_OP_COUNT_V1_1));
+  EXPECT_EQ(xd::op_names().size(), static_cast<size_t>(XD_OP_COUNT_LATEST));
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// ADD, SUB, MUL, DIV. Inputs arrive broadcast to the output's shape (stride 0 where broadcast).
+// ADD, SUB, MUL, DIV, MAXIMUM, MINIMUM. Inputs arrive broadcast to the output's shape (stride 0 where broadcast).
 // Floating dtypes compute in their compute type (f16/bf16 in float) and round once; integers
 // wrap in two's complement like PyTorch.
 #include "kernels/common.hpp"
@@ -64,6 +64,28 @@ struct div_op {  // registered for floating dtypes only (true division)
   C operator()(C a, C b) const { return a / b; }
 };
 
+// MAXIMUM and MINIMUM (plugin_abi.h): NaN in either operand gives NaN (a's when both are);
+// of two equal values, a.
+template <class C>
+struct maximum_op {
+  explicit maximum_op(const xd_kernel_call*) {}
+  C operator()(C a, C b) const {
+    if (is_nan(a)) return a;
+    if (is_nan(b)) return b;
+    return a < b ? b : a;
+  }
+};
+
+template <class C>
+struct minimum_op {
+  explicit minimum_op(const xd_kernel_call*) {}
+  C operator()(C a, C b) const {
+    if (is_nan(a)) return a;
+    if (is_nan(b)) return b;
+    return b < a ? b : a;
+  }
+};
+
 template <template <class> class Op>
 struct binary_kernel {
   template <class T>
@@ -83,6 +105,11 @@ struct binary_kernel {
 extern const plugin::kernel_def def_add = typed_kernel<binary_kernel<add_op>, dtypes::numeric>(XD_OP_ADD, "add");
 extern const plugin::kernel_def def_sub = typed_kernel<binary_kernel<sub_op>, dtypes::numeric>(XD_OP_SUB, "sub");
 extern const plugin::kernel_def def_mul = typed_kernel<binary_kernel<mul_op>, dtypes::numeric>(XD_OP_MUL, "mul");
-extern const plugin::kernel_def def_div = typed_kernel<binary_kernel<div_op>, dtypes::compute_floating>(XD_OP_DIV, "div");
+extern const plugin::kernel_def def_div =
+    typed_kernel<binary_kernel<div_op>, dtypes::compute_floating>(XD_OP_DIV, "div");
+extern const plugin::kernel_def def_maximum =
+    typed_kernel<binary_kernel<maximum_op>, dtypes::numeric>(XD_OP_MAXIMUM, "maximum");
+extern const plugin::kernel_def def_minimum =
+    typed_kernel<binary_kernel<minimum_op>, dtypes::numeric>(XD_OP_MINIMUM, "minimum");
 
 }  // namespace xd::cpu

@@ -8,7 +8,7 @@
 namespace xd::cpu {
 
 extern const plugin::kernel_def def_fill, def_arange, def_rand, def_randn, def_copy;
-extern const plugin::kernel_def def_add, def_sub, def_mul, def_div;
+extern const plugin::kernel_def def_add, def_sub, def_mul, def_div, def_maximum, def_minimum;
 extern const plugin::kernel_def def_eq, def_lt, def_gt, def_where;
 extern const plugin::kernel_def def_neg, def_abs, def_relu, def_exp, def_log, def_sqrt, def_rsqrt, def_gelu, def_silu,
     def_sigmoid, def_tanh, def_pow;
@@ -37,6 +37,8 @@ const plugin::kernel_def* const kKernels[] = {
     &def_sub,
     &def_mul,
     &def_div,
+    &def_maximum,
+    &def_minimum,
     &def_eq,
     &def_lt,
     &def_gt,

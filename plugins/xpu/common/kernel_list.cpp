@@ -43,6 +43,8 @@ constexpr entry kList[] = {
     pointwise(XD_OP_SUB, "sub", kNumeric, run_pointwise, "xd_sub"),
     pointwise(XD_OP_MUL, "mul", kNumeric, run_pointwise, "xd_mul"),
     pointwise(XD_OP_DIV, "div", kFloat, run_pointwise, "xd_div"),
+    pointwise(XD_OP_MAXIMUM, "maximum", kNumeric, run_pointwise, "xd_maximum"),
+    pointwise(XD_OP_MINIMUM, "minimum", kNumeric, run_pointwise, "xd_minimum"),
     pointwise(XD_OP_POW, "pow", kFloat, run_pointwise, "xd_pow"),
     pointwise(XD_OP_WHERE, "where", kNumericBool, run_where, "xd_where"),
     pointwise(XD_OP_EQ, "eq", kNumericBool, run_compare, "xd_eq"),

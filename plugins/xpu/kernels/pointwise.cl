@@ -1,5 +1,5 @@
-// Pointwise kernels of the program's dtype T: fill, arange, unary, binary, comparisons, where and
-// copies (to every dtype). Semantics are those of plugins/cpu/kernels/{creation,unary,binary,
+// Pointwise kernels of the program's dtype T: fill, arange, unary, binary (maximum and minimum
+// among them), comparisons, where and copies (to every dtype). Semantics are those of plugins/cpu/kernels/{creation,unary,binary,
 // compare,copy}.cpp: compute in CT (float for f16/bf16, double for f64, long for integers),
 // round once; integers wrap in two's complement.
 //
@@ -165,6 +165,8 @@ inline long xd_relu_op(long x, const xd_scalars S) { return x > 0 ? x : 0L; }
 inline long xd_add_op(long a, long b, const xd_scalars S) { return xd_wadd(a, xd_wmul(S.i[0], b)); }
 inline long xd_sub_op(long a, long b, const xd_scalars S) { return xd_wsub(a, xd_wmul(S.i[0], b)); }
 inline long xd_mul_op(long a, long b, const xd_scalars S) { return xd_wmul(a, b); }
+inline long xd_maximum_op(long a, long b, const xd_scalars S) { return a < b ? b : a; }
+inline long xd_minimum_op(long a, long b, const xd_scalars S) { return b < a ? b : a; }
 #elif XD_FLOATING
 inline CT xd_neg_op(CT x, const xd_scalars S) { return -x; }
 inline CT xd_abs_op(CT x, const xd_scalars S) { return fabs(x); }
@@ -174,6 +176,10 @@ inline CT xd_add_op(CT a, CT b, const xd_scalars S) { return a + XD_SCALAR(S, 0)
 inline CT xd_sub_op(CT a, CT b, const xd_scalars S) { return a - XD_SCALAR(S, 0) * b; }
 inline CT xd_mul_op(CT a, CT b, const xd_scalars S) { return a * b; }
 inline CT xd_div_op(CT a, CT b, const xd_scalars S) { return a / b; }
+// maximum/minimum (plugin_abi.h): NaN in either operand gives NaN, of two equal values a; not
+// fmax/fmin, which return the number beside a NaN and either zero of +-0.
+inline CT xd_maximum_op(CT a, CT b, const xd_scalars S) { return isnan(a) ? a : isnan(b) ? b : (a < b ? b : a); }
+inline CT xd_minimum_op(CT a, CT b, const xd_scalars S) { return isnan(a) ? a : isnan(b) ? b : (b < a ? b : a); }
 inline CT xd_exp_op(CT x, const xd_scalars S) { return exp(x); }
 inline CT xd_log_op(CT x, const xd_scalars S) { return log(x); }
 inline CT xd_sqrt_op(CT x, const xd_scalars S) { return sqrt(x); }
@@ -211,6 +217,8 @@ XD_MAP1(xd_relu, xd_relu_op)
 XD_MAP2(xd_add, xd_add_op)
 XD_MAP2(xd_sub, xd_sub_op)
 XD_MAP2(xd_mul, xd_mul_op)
+XD_MAP2(xd_maximum, xd_maximum_op)
+XD_MAP2(xd_minimum, xd_minimum_op)
 XD_COMPARE(xd_lt, <)
 XD_COMPARE(xd_gt, >)
 #endif

@@ -1,6 +1,7 @@
-// Binary pointwise ops on the CPU backend: add/sub (with alpha), mul, div, the operators,
+// Binary pointwise ops on the CPU backend: add/sub (with alpha), mul, div, maximum, minimum, the operators,
 // comparisons eq/lt/gt and where, with broadcasting, expand(), strided inputs, integer
 // wraparound, empty, 0-d and size-1 operands.
+#include "support/throws_exactly.hpp"
 #include "test_util.hpp"
 
 #include <functional>
@@ -52,6 +53,10 @@ const std::vector<BinCase>& float_cases() {
        [](double x, double y) { return x - 0.5 * y; }, false},
       {"mul", [](const xd::Tensor& a, const xd::Tensor& b) { return xd::mul(a, b); }, std::multiplies<double>(), false},
       {"div", [](const xd::Tensor& a, const xd::Tensor& b) { return xd::div(a, b); }, std::divides<double>(), true},
+      {"maximum", [](const xd::Tensor& a, const xd::Tensor& b) { return xd::maximum(a, b); },
+       [](double x, double y) { return std::max(x, y); }, false},
+      {"minimum", [](const xd::Tensor& a, const xd::Tensor& b) { return xd::minimum(a, b); },
+       [](double x, double y) { return std::min(x, y); }, false},
       {"operator+", [](const xd::Tensor& a, const xd::Tensor& b) { return a + b; }, std::plus<double>(), false},
       {"operator-", [](const xd::Tensor& a, const xd::Tensor& b) { return a - b; }, std::minus<double>(), false},
       {"operator*", [](const xd::Tensor& a, const xd::Tensor& b) { return a * b; }, std::multiplies<double>(), false},
@@ -307,6 +312,53 @@ TEST(Where, RandomStridedOperandsMatchReference) {
 TEST(Where, EmptyCondition) {
   EXPECT_EQ(shape_of(xd::where(xd::empty({0, 2}, Dtype::boolean, dev()), make({1, 2}, {2}, Dtype::f32), make({3}, {1}, Dtype::f32))),
             (Shape{0, 2}));
+}
+
+}  // namespace
+
+namespace {
+
+// maximum/minimum as torch.maximum/minimum: NaN in either operand wins, signed zeros follow the
+// first operand when the two are equal, integers compare exactly, one dtype for both.
+TEST(MaximumMinimum, NanInEitherOperandGivesNan) {
+  for (Dtype d : float_dtypes()) {
+    SCOPED_TRACE(trace(d));
+    const xd::Tensor a = make({kNaN, 1, kInf, -kInf, 2}, {5}, d), b = make({1, kNaN, 3, kNaN, -kInf}, {5}, d);
+    EXPECT_TRUE(all_equal(read(xd::maximum(a, b)), {kNaN, kNaN, kInf, kNaN, 2}));
+    EXPECT_TRUE(all_equal(read(xd::minimum(a, b)), {kNaN, kNaN, 3, kNaN, -kInf}));
+  }
+}
+
+TEST(MaximumMinimum, EqualZerosGiveTheFirstOperand) {
+  for (Dtype d : float_dtypes()) {
+    SCOPED_TRACE(trace(d));
+    const xd::Tensor neg = make({-0.0}, {1}, d), pos = make({0.0}, {1}, d);
+    EXPECT_TRUE(std::signbit(read(xd::maximum(neg, pos))[0]));
+    EXPECT_FALSE(std::signbit(read(xd::minimum(pos, neg))[0]));
+  }
+}
+
+TEST(MaximumMinimum, IntegersBroadcastAndCompareExactly) {
+  const xd::Tensor big = make_i64({INT64_MAX, INT64_MIN, -1}, {3, 1});
+  const xd::Tensor row = make_i64({INT64_MAX - 1, 0}, {1, 2});
+  const auto mx = xd::maximum(big, row).to_vector<int64_t>(), mn = xd::minimum(big, row).to_vector<int64_t>();
+  EXPECT_EQ(mx, (std::vector<int64_t>{INT64_MAX, INT64_MAX, INT64_MAX - 1, 0, INT64_MAX - 1, 0}));
+  EXPECT_EQ(mn, (std::vector<int64_t>{INT64_MAX - 1, 0, INT64_MIN, INT64_MIN, -1, -1}));
+  EXPECT_TRUE(all_equal(read(xd::maximum(make({200, 3}, {2}, Dtype::u8), make({7}, {}, Dtype::u8))), {200, 7}));
+}
+
+TEST(MaximumMinimum, OperandsOfTwoDtypesOrBoolAreDtypeErrors) {
+  const xd::Tensor f = make({1}, {1}, Dtype::f32), h = make({1}, {1}, Dtype::f16);
+  EXPECT_THROWS_EXACTLY(xd::DtypeError, xd::maximum(f, h), "maximum", "'self' is f32 but 'other' is f16");
+  const xd::Tensor b = xd::eq(f, f);
+  EXPECT_THROWS_EXACTLY(xd::DtypeError, xd::minimum(b, b), "minimum: argument 'self' has dtype bool",
+                        "takes f64, f32, f16, bf16, i8, u8, i32, i64");
+}
+
+TEST(MaximumMinimum, EmptyAndZeroDimOperands) {
+  EXPECT_EQ(shape_of(xd::maximum(xd::empty({0, 3}, Dtype::f32, dev()), make({1, 2, 3}, {3}, Dtype::f32))),
+            (Shape{0, 3}));
+  EXPECT_EQ(xd::minimum(make({2.5}, {}, Dtype::f64), make({-1}, {}, Dtype::f64)).item<double>(), -1.0);
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
-// The broadcasting ops of two operands: arithmetic (add, sub, mul, div), comparisons (eq, lt,
-// gt) and where (a bool condition first). They share one case set: equal shapes, broadcasting
+// The broadcasting ops of two operands: arithmetic (add, sub, mul, div, maximum, minimum),
+// comparisons (eq, lt, gt) and where (a bool condition first). They share one case set: equal shapes, broadcasting
 // both ways, a 0-d operand, empty and odd sizes, transposed, sliced and expanded operands, and
 // for floating dtypes a case of special values (NaN, +-Inf, +-0) in both operands. An op is one
 // entry of `broadcast_ops`: its call through the public API and how its operands are drawn.
@@ -32,6 +32,8 @@ const BroadcastOp broadcast_ops[] = {
     {"sub", [](const OpCall& c) { return sub(c.input(0), c.input(1), c.attrs.alpha); }, Operands::full, true},
     {"mul", [](const OpCall& c) { return mul(c.input(0), c.input(1)); }, Operands::small},
     {"div", [](const OpCall& c) { return div(c.input(0), c.input(1)); }, Operands::denominator},
+    {"maximum", [](const OpCall& c) { return maximum(c.input(0), c.input(1)); }},
+    {"minimum", [](const OpCall& c) { return minimum(c.input(0), c.input(1)); }},
     {"where", [](const OpCall& c) { return where(c.input(0), c.input(1), c.input(2)); }, Operands::full, false, true},
     {"eq", [](const OpCall& c) { return eq(c.input(0), c.input(1)); }, Operands::narrow},
     {"lt", [](const OpCall& c) { return lt(c.input(0), c.input(1)); }, Operands::narrow},
