@@ -1,7 +1,8 @@
-// Running one kernel: look up (op, backend, dtype) in the dispatch table, take the first kernel
-// whose supports() accepts the call, and call it on the current stream. With XD_FALLBACK=cpu a
-// missing kernel runs on the CPU backend instead (inputs copied over, outputs copied back) with
-// a one-time warning per (op, backend, dtype) and a counter (xd::fallback_count()).
+// Running one kernel: look up (op, backend, dtype) in the dispatch table, take the first enabled
+// kernel that accepts the call (its check(), ABI 1.2; or its supports(), from a plugin built before
+// it), and call it on the current stream. With XD_FALLBACK=cpu a missing kernel runs on the CPU
+// backend instead (inputs copied over, outputs copied back) with a one-time warning per (op,
+// backend, dtype) and a counter (xd::fallback_count()).
 #pragma once
 
 #include <xd/plugin_abi.h>

@@ -1,5 +1,7 @@
-// rms_norm and rms_norm_backward (semantics in DESIGN.md and ops.hpp). Each runs its schema's meta
-// function (below), allocates the outputs it describes and launches.
+// rms_norm and rms_norm_backward (the contract: XD_OP_RMS_NORM and XD_OP_RMS_NORM_BACKWARD in
+// include/xd/plugin_abi.h, and include/xd/ops.hpp; the backward formula as the CPU reference
+// computes it: plugins/cpu/kernels/rms_norm_backward.cpp). Each runs its schema's meta function
+// (below), allocates the outputs it describes and launches.
 #include <xd/error.hpp>
 #include <xd/ops.hpp>
 

@@ -1,5 +1,5 @@
 // Golden mode: cases computed by another library, in the `xd-golden/1` format
-// (../shared/golden/README.md, copied into docs/conformance.md): manifest.json plus one .npy
+// (docs/conformance.md, "Golden mode"; a sample set in tests/golden): manifest.json plus one .npy
 // per tensor. Each case runs on every selected backend and is compared with the stored
 // expected outputs at the stored tolerance. Ops, dtypes or layouts this project does not have
 // (yet) are reported as unsupported, never as failures.

@@ -4,7 +4,7 @@
 // and is listed once in ops/op_list.cpp; the generator, runner, input factory and golden code
 // look an op's family up by name and keep no knowledge of any op themselves.
 //
-// The model is ggml's tests/test-backend-ops.cpp, where each op's test case carries its shapes,
+// The model is ggml's test-backend-ops (llama.cpp), where each op's test case carries its shapes,
 // how to build and run it, and its error bound. Here cases stay plain data (conform_case.hpp),
 // so a case id alone regenerates the case (--replay), and one family serves several ops whose
 // cases differ only in a few values (add and sub, sum and mean).

@@ -118,7 +118,7 @@ Outcome run_case(const Case& c) {
       if (ref_type == tgt_type) {
         o.message = "both raise " + ref_type;
       } else if (ref_type.empty() && tgt_type == "NotImplementedError" && !c.kernel.empty()) {
-        o.status = Status::unsupported;  // the isolated kernel declines this call (supports())
+        o.status = Status::unsupported;  // the isolated kernel declines this call (its check())
         o.message = tgt_error;
       } else if (ref_type.empty()) {
         fail_case(o, "raises " + tgt_type + ": " + tgt_error);

@@ -1,7 +1,7 @@
 // The four matmul ops (MM, ADDMM, BMM, BADDBMM) reduced to one batched problem:
 //   out[b] = beta * input[b] + alpha * (a[b] @ b[b])      (input not read when beta == 0)
 // shared by the plain loops (matmul_loop.cpp) and the oneDNN kernels (matmul_dnnl.cpp), whose
-// supports() declines anything oneDNN turns down, so that the loop kernels run it instead.
+// check() declines anything oneDNN turns down, so that the loop kernels run it instead.
 #pragma once
 
 #include "kernels/common.hpp"

@@ -90,7 +90,7 @@ struct dnnl_key {
 };
 
 // The primitive for `k`, or nullptr when oneDNN declines the problem. One entry per thread: the
-// run() that follows supports() on the same thread finds it.
+// run() that follows check() on the same thread finds it.
 const dnnl::matmul* primitive_for(const dnnl_key& k) {
   struct entry {
     bool valid = false, ok = false;

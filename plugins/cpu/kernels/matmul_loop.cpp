@@ -1,6 +1,6 @@
 // Plain-loop matmul for every floating dtype and any strides: the reference result, and the
-// fallback behind the oneDNN kernels (registered at lower priority so it stays reachable; the
-// tests disable the oneDNN kernels by name and compare the two).
+// fallback behind the oneDNN kernels (listed after them in kernel_list.cpp, so it stays reachable;
+// the tests disable the oneDNN kernels by name and compare the two).
 //
 // Each output element sums a[i,k]*b[k,j] over k in order, in float (double for f64), then
 // applies out = alpha*acc + beta*input once and rounds once to T. The order never depends on

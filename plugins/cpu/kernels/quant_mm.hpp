@@ -1,6 +1,6 @@
 // INT_MM and SCALED_MM on the CPU: the call's views read into one problem each, shared by the
-// plain loops (int_mm.cpp, scaled_mm.cpp) and the oneDNN int8 kernel (matmul_dnnl.cpp), which
-// falls back to the loop for anything oneDNN turns down.
+// plain loops (int_mm.cpp, scaled_mm.cpp) and the oneDNN int8 kernel (matmul_dnnl.cpp), whose
+// check() declines anything oneDNN turns down, so that the loop runs it instead.
 #pragma once
 
 #include "kernels/common.hpp"

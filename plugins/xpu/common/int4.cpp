@@ -96,7 +96,8 @@ quantize_int4_call make_quantize_int4(const xd_kernel_call* c) {
 
 int4_plan plan_int4_mm(const int4_args& a, int64_t wg, int64_t max_groups_y, bool mma, const int4_tuning& tune) {
   int4_plan p;
-  // One row reads faster through xd_int4_gemv_m1 (measured on an H100: docs/performance.md).
+  // One row stays on xd_int4_gemv_m1, not the tensor cores (measured: docs/performance.md,
+  // "weight_int4_mm tuned").
   if (mma && a.m > 1 && a.group % kInt4MmaPiece == 0) {
     // The _dense kernels: the weight 16-byte aligned, the input's rows 8-element aligned, scales
     // 8-element (16-byte loads) and zero points 4-element aligned, and only whole tiles of columns

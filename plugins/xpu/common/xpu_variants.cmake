@@ -1,6 +1,6 @@
 # Which dtype variants of each plugins/xpu/kernels/*.cl source exist, defined once for the build.
 # A backend that compiles the sources ahead of time (Level Zero: SPIR-V) builds exactly these;
-# the C++ side (kernel_table.cpp) says which entry points each variant must contain, and
+# the C++ side (kernel_list.cpp) says which entry points each variant must contain, and
 # tests/plugins/levelzero checks the two against each other.
 #
 # common.cl is a prelude, not a program: every other source is compiled with it in front
@@ -27,7 +27,7 @@ set(XD_XPU_TAGS_softmax ${XD_XPU_FLOAT_TAGS})
 set(XD_XPU_TAGS_rms_norm ${XD_XPU_FLOAT_TAGS})
 set(XD_XPU_TAGS_matmul ${XD_XPU_FLOAT_TAGS})
 # int4.cl: weight_int4_mm for f32, f16, bf16 inputs; quantize_int4 only for f32 and bf16 weights
-# (the .cl guards it, and kernel_table.cpp lists it for those two only).
+# (the .cl guards it, and kernel_list.cpp lists it for those two only).
 set(XD_XPU_TAGS_int4 f32 f16 bf16)
 set(XD_XPU_TAGS_sparse ${XD_XPU_FLOAT_TAGS})
 # quant_mm.cl: int_mm for i8, scaled_mm keyed on a's fp8 format (b's format is an argument).
@@ -37,7 +37,7 @@ set(XD_XPU_TAGS_quant_mm i8 e4m3 e5m2)
 # its tags. rms_norm.cl reads the weight in its own dtype, and the CPU reference accepts any
 # floating weight beside any floating x, so each (x, weight) pair gets a module, tagged
 # "<tag>_<wtag>" (plain "<tag>" where the two are equal). A pair with f64 on either side exists in
-# the fp64 flavour only. kernel_table.cpp (weight_dtypes) must list the same dtypes.
+# the fp64 flavour only. kernel_list.cpp (weight_dtypes) must list the same dtypes.
 set(XD_XPU_WTAGS_rms_norm ${XD_XPU_FLOAT_TAGS})
 
 # The work-group size the reduction kernels are compiled for (-DXD_WG): a build-time constant

@@ -1,5 +1,5 @@
 // Shared by every xdispatch OpenCL C program: element types, the exact conversions of
-// include/xd/numeric.hpp, the layout struct the host fills (plugins/xpu/opencl/kernels/layout.hpp
+// include/xd/numeric.hpp, the layout struct the host fills (plugins/xpu/common/layout.hpp
 // mirrors it field for field), and index helpers.
 //
 // A program is specialised by build options:
@@ -88,14 +88,15 @@ inline ushort xd_float_to_f16_soft(float f) {
 
 // On NVIDIA GPUs (XD_NV_SHFL: the compiler takes inline PTX) the conversion instructions, which
 // round the same way (cvt.rn: to nearest even, overflow to Inf, subnormals exact) in one instruction
-// instead of the branches above (f16 rms_norm on an H100: docs/performance.md). Only NaNs take the
-// ports above, for their sign and payload bits.
+// instead of the branches above (measured with f16 rms_norm: docs/performance.md, "the row kernels'
+// vector path, f16 conversions"). Only NaNs take the ports above, for their sign and payload bits.
 #ifdef XD_NV_SHFL
 inline float xd_f16_to_float(ushort h) {
   float f;
   XD_ASM("{ .reg .b16 l, u; mov.b32 {l, u}, %1; cvt.f32.f16 %0, l; }" : "=f"(f) : "r"((uint)h));
-  // A NaN keeps its sign and payload: the port's bits, written out rather than called (with both
-  // ports called in these NaN branches, f16 rand measured 3-4% slower on an H100).
+  // A NaN keeps its sign and payload (cvt may return a canonical NaN): the port's bits, written out
+  // rather than by calling the port (measured: docs/performance.md, "Design choices measured
+  // earlier, moved out of the kernels' comments").
   if ((h & 0x7fffu) > 0x7c00u) return as_float((((uint)h & 0x8000u) << 16) | 0x7f800000u | (((uint)h & 0x3ffu) << 13));
   return f;
 }
@@ -426,9 +427,9 @@ inline void xd_raw_store4(__global T* p, long o, long s, XD_CAT(T, 4) v) {
 }
 
 // Rows that softmax.cl and rms_norm.cl cache in registers: XD_WG * 4 * XD_ROW_ITEMS elements,
-// half that in their _short kernels (xpu_plan.hpp's row_is_short picks them). At least two items
-// per work-item there: PoCL 3.1 (LLVM 15) miscompiles the one-item variant (rstd and dw left
-// unwritten) unless optimisations are off.
+// half that in their _short kernels (row_is_short in plugins/xpu/common/rows.hpp picks them). At
+// least two items per work-item there: PoCL 3.1 (LLVM 15) miscompiles the one-item variant (rstd and
+// dw left unwritten) unless optimisations are off.
 #ifndef XD_ROW_ITEMS
 #define XD_ROW_ITEMS 8
 #endif
@@ -447,8 +448,9 @@ inline void xd_raw_store4(__global T* p, long o, long s, XD_CAT(T, 4) v) {
 // Two levels and three barriers instead of a log2(XD_WG)-level tree: XD_WG_LANES work-items each
 // fold a strided column of the XD_WG values (work-item l reads l, l + LANES, ...: only it writes
 // slot l afterwards, so no barrier is needed between its reads and its write), then every
-// work-item folds the LANES partials itself (broadcast reads). The tree's nine barriers per
-// reduction were most of the time of a row kernel between its loads and its stores.
+// work-item folds the LANES partials itself (broadcast reads). A row kernel waits on every barrier
+// between its loads and its stores, and the tree has nine per reduction at XD_WG = 256 (measured:
+// docs/performance.md, "NVIDIA H100 through NVIDIA's OpenCL", softmax).
 #if XD_WG >= 256
 #define XD_WG_LANES 16
 #elif XD_WG >= 16

@@ -26,7 +26,7 @@
 
 #if XD_CLASS == 1
 
-// Field for field as xpu::int4_args (plugins/xpu/common/xpu_int4.hpp). For quantize_int4 `x` is
+// Field for field as xpu::int4_args (plugins/xpu/common/int4.hpp). For quantize_int4 `x` is
 // the float weight [N, K] and `w` the packed output.
 typedef struct {
   long m, n, k, group;
@@ -129,8 +129,9 @@ inline void xd_i4_zeros(__global const char* z, long o, long avail, float* out, 
 }
 
 #if XD_I4_FP16 && defined(XD_NV_SHFL)
-// Four f16 values at an 8-byte-aligned address, converted by the hardware (cvt.f32.f16; NVIDIA's
-// vload_half measured no faster than the bit-level decode).
+// Four f16 values at an 8-byte-aligned address, converted by the hardware's cvt.f32.f16 through
+// inline PTX rather than by NVIDIA's vload_half (measured: docs/performance.md, "aligned fast paths
+// for matmul and int4", f16 inputs).
 inline float2 xd_i4_half2(uint v) {
   float a, b;
   XD_ASM("{ .reg .b16 l, h; mov.b32 {l, h}, %2; cvt.f32.f16 %0, l; cvt.f32.f16 %1, h; }"
@@ -382,8 +383,9 @@ __kernel __attribute__((reqd_work_group_size(XD_WG, 1, 1))) void xd_int4_gemv_m1
 // the weight's offset a multiple of 16 bytes, the input's, scales' and zero points' offsets
 // multiples of 4 elements, N a multiple of XD_I4D_R (itself a multiple of 4). Every load is one
 // aligned vector with no test, indices are 32-bit within a row, and a column group past N
-// recomputes the last group (never stored). With the one-LOP3 decode it took M = 1 on an H100 from
-// 0.083 to 0.065 ms (f32; docs/performance.md).
+// recomputes the last group (never stored). Tests and 64-bit index arithmetic in the loop cost more
+// than their instruction count (measured: docs/performance.md, "aligned fast paths for matmul and
+// int4").
 __kernel __attribute__((reqd_work_group_size(XD_WG, 1, 1))) void xd_int4_gemv_m1_dense(
     __global T* out, __global const T* x, __global const uchar* w, __global const T* s, __global const char* z,
     const xd_int4 A) {

@@ -42,8 +42,9 @@
 #ifndef XD_I4M_U
 #define XD_I4M_U 1
 #endif
-// The offset route (bf16, 16 rows, DENSE): measured 3% faster on an H100 (docs/performance.md);
-// f16 keeps the exact route (slower with this one there).
+// The offset route only where it measured faster than the exact route: bf16, 16 rows, DENSE; f16
+// and the 8-row kernel keep the exact route (docs/performance.md, "weight_int4_mm bf16 16 rows by
+// the offset route").
 #ifndef XD_I4M_OFFSET
 #if XD_I4_QUANT == 2
 #define XD_I4M_OFFSET 1
@@ -94,9 +95,9 @@ inline int xd_i4m_warp_any(int p) {
   return (int)r;
 }
 
-// Pair i (0..3) of a weight word: codes i and i + 4 as q - zero (neg_zero: -(base + zero); magic:
-// XD_I4M_MAGIC in a register, so that mask-and-OR is one LOP3, as in xd_i4_magic).
-// The same pair as base + q (the offset route).
+// Pair i (0..3) of a weight word, codes i and i + 4, as base + q (the offset route; magic:
+// XD_I4M_MAGIC in a register, so that mask-and-OR is one LOP3, as in xd_i4_magic); xd_i4m_pair gives
+// the same pair as q - zero (neg_zero: -(base + zero)).
 inline uint xd_i4m_offset_pair(uint v, int i, uint magic) {
   uint t;
   XD_ASM("lop3.b32 %0, %1, 0x000F000F, %2, 0xEA;" : "=r"(t) : "r"(v >> (4 * i)), "r"(magic));

@@ -16,8 +16,9 @@
 //                  checks), n and k multiples of 4: each loader's address is computed once and
 //                  advanced by a pointer step, loads are aligned vectors with no tests. Rows past m
 //                  and column groups past n read the last row / group (never stored); k's
-//                  remainder is one masked step. On an H100: 35.3 -> 45.0 TFLOP/s at 4096^3 f32
-//                  (docs/performance.md).
+//                  remainder is one masked step after the loop, not a branch inside it (tests and
+//                  64-bit index arithmetic in the inner loop cost more than their instruction
+//                  count; measured: docs/performance.md, "aligned fast paths for matmul and int4").
 
 #if XD_FLOATING
 

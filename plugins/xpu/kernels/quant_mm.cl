@@ -33,7 +33,7 @@
 #define XD_QK 16
 #define XD_QN (XD_QL * XD_QL)
 
-// Field for field as xpu::qmm_args (plugins/xpu/common/xpu_quant.hpp): 8-byte fields only.
+// Field for field as xpu::qmm_args (plugins/xpu/common/quant_mm.hpp): 8-byte fields only.
 typedef struct {
   long m, n, k;
   long a_off, a_m, a_k;

@@ -9,7 +9,7 @@
 //
 // Forward: one work-group per row. A dense row of at most XD_WG * 4 * XD_ROW_ITEMS elements is
 // held in registers between the sum of squares and the scaling, so x is read once; the
-// work-group reduction runs through local memory.
+// work-group reduction is common.cl's xd_wg_sum.
 // Backward: each work-group walks rows g, g + G, ...: per row it reduces sum(g*w*xh) to write dx
 // and adds g*xh to its own partial of dw (registers for dense rows, its own row of the partial
 // buffer otherwise); xd_rms_norm_dw then sums the G partials of each column in order.
@@ -270,9 +270,9 @@ XD_RMS_NORM_BACKWARD_KERNEL(xd_rms_norm_backward_short, XD_SHORT_ITEMS)
 // dw[j] = sum of the G partials of column j; rounded to W. DL walks dw (operand 0). A work-group
 // takes XD_DW_COLS neighbouring columns and splits the G partials into XD_WG / XD_DW_COLS slices
 // (so a warp's loads are one coalesced row piece, and many loads are in flight: a work-item per
-// column walking all G partials took tens of microseconds on an H100 for n = 4096); each slice keeps
-// four running sums, and the slices meet in local memory in a fixed order, so the result does not
-// depend on timing. The host launches xpu::rms_dw_groups(n, XD_WG) work-groups.
+// column walking all G partials is latency-bound; measured: docs/performance.md, "row kernels
+// reworked"); each slice keeps four running sums, and the slices meet in local memory in a fixed
+// order, so the result does not depend on timing. The host launches xpu::rms_dw_groups(n, XD_WG) work-groups.
 #if XD_WG >= 32
 #define XD_DW_COLS 32
 #else

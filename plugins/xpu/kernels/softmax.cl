@@ -103,7 +103,8 @@ inline void xd_wg_online(CT* m, CT* s, __local CT* sm, __local CT* ss) {
       }                                                                                                           \
       /* The row maximum (cheap to combine), then exp once per element and the sum. Combining */                  \
       /* (maximum, sum) pairs instead chains an exp into every step of the work-group reduction */                \
-      /* (slower on an H100). Softmax scales by 1 / sum rather than dividing each element. */                     \
+      /* (measured: docs/performance.md, "NVIDIA H100 through NVIDIA's OpenCL", softmax). Softmax */              \
+      /* scales by 1 / sum rather than dividing each element. */                                                  \
       m = xd_wg_max(m, scratch);                                                                                  \
       CT sum = (CT)0;                                                                                             \
       _Pragma("unroll") for (int k = 0; k < ITEMS; ++k) {                                                         \

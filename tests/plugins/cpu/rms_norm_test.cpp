@@ -37,7 +37,8 @@ struct Bwd {
   std::vector<double> dx, dw, dx_scale, dw_scale;
 };
 
-// x̂ = x·rstd, dx = rstd·(g·w − x̂·mean(g·w·x̂)), dw = Σ_rows g·x̂ (DESIGN.md).
+// x̂ = x·rstd, dx = rstd·(g·w − x̂·mean(g·w·x̂)), dw = Σ_rows g·x̂ (the CPU reference's formula,
+// plugins/cpu/kernels/rms_norm_backward.cpp; the op: XD_OP_RMS_NORM_BACKWARD in plugin_abi.h).
 Bwd rms_bwd_ref(const std::vector<double>& g, const std::vector<double>& x, int64_t n, const std::vector<double>& rstd,
                 const std::vector<double>& w) {
   Bwd b;
