@@ -339,7 +339,8 @@ inline std::string accepted_text(const xd_option_desc& o) {
       std::string ranges;
       for (int i = 0; i < o.count; ++i) {
         if (o.min[i] > o.max[i]) return {};
-        ranges += (i ? "," : "") + range(i);
+        if (i > 0) ranges += ',';
+        ranges += range(i);
       }
       return std::string(o.choices) + " in " + ranges;
     }
