@@ -40,7 +40,7 @@ enum class Fallback { error, cpu };
 // XD_FALLBACK's value that sends missing kernels to the host CPU device: a device kind, as in
 // XD_DEVICES' `:cpu`, never a backend's name (the backend is whichever plugin declares
 // XD_PLUGIN_FLAG_HOST_REFERENCE).
-constexpr const char* kFallbackToHost = "cpu";
+constexpr const char* kFallbackToHost = device_kind_name(DeviceKind::cpu);
 
 // Read at the first missing kernel (the registry checked it when it started; a program may have
 // changed it since, e.g. xd-conform sets "error").

@@ -19,7 +19,8 @@ DeviceFilter::DeviceFilter(const std::string& spec) : spec_(spec) {
     t.backend = nq.name;
     auto bad = [&](const std::string& why) {
       throw ValueError("XD_DEVICES='" + spec + "': term '" + raw + "' " + why +
-                       "; expected [!]BACKEND[:INDEX|:cpu|:gpu|:accelerator], e.g. 'opencl:gpu;!opencl:cpu'");
+                       "; expected [!]BACKEND[:INDEX|:cpu|:gpu|:accelerator] with BACKEND a plugin's name or *, e.g. '*:gpu' or "
+                       "'!*:cpu'");
     };
     if (t.backend != "*" && !valid_backend_name(t.backend)) bad("has no valid backend name");
     if (nq.qualifier) {

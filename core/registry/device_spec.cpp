@@ -28,15 +28,6 @@ std::optional<DeviceKind> parse_device_kind(std::string_view q) {
   return std::nullopt;
 }
 
-const char* device_kind_name(DeviceKind kind) noexcept {
-  switch (kind) {
-    case DeviceKind::cpu: return "cpu";
-    case DeviceKind::gpu: return "gpu";
-    case DeviceKind::accelerator: return "accelerator";
-  }
-  return "?";
-}
-
 std::optional<DeviceSpec> parse_device_spec(std::string_view text) {
   NameAndQualifier nq = split_qualifier(text);
   DeviceSpec spec{std::move(nq.name), 0};

@@ -24,9 +24,8 @@ NameAndQualifier split_qualifier(std::string_view text);
 // A device index qualifier: 1 to 4 decimal digits; nullopt otherwise.
 std::optional<int> parse_device_index(std::string_view qualifier);
 
-// A device kind qualifier: cpu, gpu, accelerator; nullopt otherwise.
+// A device kind qualifier: cpu, gpu, accelerator (xd::device_kind_name); nullopt otherwise.
 std::optional<DeviceKind> parse_device_kind(std::string_view qualifier);
-const char* device_kind_name(DeviceKind kind) noexcept;
 
 // "NAME" (index 0) or "NAME:INDEX". Returns nullopt for a malformed index; the name is not
 // checked against the loaded backends here.

@@ -47,7 +47,7 @@ class AllocatorDevice {
   virtual void* record_event(void* stream) = 0;
   virtual bool event_done(void* event) = 0;
   virtual void destroy_event(void* event) = 0;
-  virtual std::string describe() const = 0;  // e.g. "opencl:0", for messages
+  virtual std::string describe() const = 0;  // the device as users write it ("<backend>:0"), for messages
   // The call that returns this memory's cached blocks, for out-of-memory messages.
   virtual std::string release_hint() const { return "xd::empty_cache()"; }
 };

@@ -14,6 +14,15 @@
 namespace xd {
 
 enum class DeviceKind { cpu, gpu, accelerator };
+// "cpu", "gpu", "accelerator": the kind's name in XD_DEVICES qualifiers and in every report.
+constexpr const char* device_kind_name(DeviceKind kind) noexcept {
+  switch (kind) {
+    case DeviceKind::cpu: return "cpu";
+    case DeviceKind::gpu: return "gpu";
+    case DeviceKind::accelerator: return "accelerator";
+  }
+  return "?";
+}
 
 struct DeviceProperties {
   std::string name;

@@ -9,27 +9,11 @@
 #include <exception>
 #include <iostream>
 
-namespace {
-
-const char* kind_text(xd::DeviceKind k) {
-  switch (k) {
-    case xd::DeviceKind::cpu:
-      return "cpu";
-    case xd::DeviceKind::gpu:
-      return "gpu";
-    case xd::DeviceKind::accelerator:
-      return "accelerator";
-  }
-  return "unknown";
-}
-
-}  // namespace
-
 int main() {
   try {
     const xd::Device d = xd::default_device();
     std::cout << "default device: " << d.str() << " backend=" << d.backend()
-              << " kind=" << kind_text(d.properties().kind) << " name=" << d.properties().name << "\n";
+              << " kind=" << xd::device_kind_name(d.properties().kind) << " name=" << d.properties().name << "\n";
     return 0;
   } catch (const xd::BackendError& e) {
     std::cout << "BackendError: " << e.what() << "\n";

@@ -24,20 +24,11 @@ namespace po = boost::program_options;
 
 namespace {
 
-const char* kind_name(xd::DeviceKind k) {
-  switch (k) {
-    case xd::DeviceKind::cpu: return "cpu";
-    case xd::DeviceKind::gpu: return "gpu";
-    case xd::DeviceKind::accelerator: return "accelerator";
-  }
-  return "?";
-}
-
 nlohmann::json device_json(const xd::Device& d) {
   const auto& p = d.properties();
   return {{"device", d.str()},       {"backend", d.backend()},        {"index", d.index()},
           {"name", p.name},          {"vendor", p.vendor},            {"driver_version", p.driver_version},
-          {"kind", kind_name(p.kind)}, {"total_memory", p.total_memory}, {"compute_units", p.compute_units},
+          {"kind", xd::device_kind_name(p.kind)}, {"total_memory", p.total_memory}, {"compute_units", p.compute_units},
           {"max_work_group_size", p.max_work_group_size}, {"f16", p.supports_f16}, {"f64", p.supports_f64},
           {"bf16", p.supports_bf16}, {"timing", p.timing}};
 }
@@ -84,7 +75,7 @@ void print_text(const xd::Device& def) {
     const auto& p = d.properties();
     std::printf("  %-10s %s%s\n", d.str().c_str(), p.name.c_str(), d == def ? "   (default)" : "");
     std::printf("             vendor %s, driver %s, %s, %u compute units, %.1f GiB, f16 %s, f64 %s, bf16 %s\n",
-                p.vendor.c_str(), p.driver_version.c_str(), kind_name(p.kind), p.compute_units,
+                p.vendor.c_str(), p.driver_version.c_str(), xd::device_kind_name(p.kind), p.compute_units,
                 static_cast<double>(p.total_memory) / (1ull << 30), p.supports_f16 ? "yes" : "no",
                 p.supports_f64 ? "yes" : "no", p.supports_bf16 ? "yes" : "no");
   }
