@@ -227,16 +227,18 @@ int run(int argc, char** argv) {
   if (!json_path.empty()) check_writable("--json", json_path);
   if (!junit_path.empty()) check_writable("--junit", junit_path);
 
+  // The oracle: the backend that declares itself the host reference (the CPU plugin).
+  const auto loaded = xd::backends();
+  const auto reference = std::find_if(loaded.begin(), loaded.end(), [](const auto& b) { return b.host_reference; });
+  if (reference == loaded.end())
+    throw UsageError("the CPU reference backend is not loaded; it is the oracle every backend is compared with");
   if (backends.empty() && env.from_env) backends.push_back(env.from_env->backend());
   if (backends.empty()) {
-    for (const auto& b : xd::backends())
-      if (b.name != "cpu") backends.push_back(b.name);
-    if (backends.empty()) backends.push_back("cpu");
+    for (const auto& b : loaded)
+      if (!b.host_reference) backends.push_back(b.name);
+    if (backends.empty()) backends.push_back(reference->name);
   }
   for (const std::string& b : backends) check_backend(b);
-  const auto loaded = xd::backends();
-  if (std::none_of(loaded.begin(), loaded.end(), [](const auto& b) { return b.name == "cpu"; }))
-    throw UsageError("the CPU reference backend is not loaded; it is the oracle every backend is compared with");
 
   RunSummary summary;
   summary.seed = seed;
@@ -247,7 +249,8 @@ int run(int argc, char** argv) {
   if (!golden_dir.empty()) {
     summary.mode = "golden";
     std::vector<std::string> with_ref = backends;
-    if (std::find(with_ref.begin(), with_ref.end(), "cpu") == with_ref.end()) with_ref.insert(with_ref.begin(), "cpu");
+    if (std::find(with_ref.begin(), with_ref.end(), reference->name) == with_ref.end())
+      with_ref.insert(with_ref.begin(), reference->name);
     summary.backends = with_ref;
     // A folder that is not a readable golden set is a mistake in the command line, found before
     // any case runs.
