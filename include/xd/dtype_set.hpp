@@ -73,17 +73,22 @@ template <class D>
 constexpr int64_t dtype_size(D dtype) {
   switch (static_cast<int32_t>(dtype)) {
     case XD_DTYPE_F64:
-    case XD_DTYPE_I64: return 8;
+    case XD_DTYPE_I64:
+      return 8;
     case XD_DTYPE_F32:
-    case XD_DTYPE_I32: return 4;
+    case XD_DTYPE_I32:
+      return 4;
     case XD_DTYPE_F16:
-    case XD_DTYPE_BF16: return 2;
+    case XD_DTYPE_BF16:
+      return 2;
     case XD_DTYPE_I8:
     case XD_DTYPE_U8:
     case XD_DTYPE_BOOL:
     case XD_DTYPE_F8E4M3FN:
-    case XD_DTYPE_F8E5M2: return 1;
-    default: return 0;
+    case XD_DTYPE_F8E5M2:
+      return 1;
+    default:
+      return 0;
   }
 }
 
@@ -91,7 +96,7 @@ constexpr int64_t dtype_size(D dtype) {
 // i64 b8 e4m3 e5m2); nullptr for a value that is no dtype.
 template <class D>
 constexpr const char* dtype_tag(D dtype) {
-  constexpr const char* kTags[XD_DTYPE_COUNT_V1] = {"f64", "f32", "f16", "bf16", "i8", "u8",
+  constexpr const char* kTags[XD_DTYPE_COUNT_V1] = {"f64", "f32", "f16", "bf16", "i8",  "u8",
                                                     "i32", "i64", "b8",  "e4m3", "e5m2"};
   const auto d = static_cast<int32_t>(dtype);
   return d >= 0 && d < XD_DTYPE_COUNT_V1 ? kTags[d] : nullptr;

@@ -322,9 +322,12 @@ inline std::optional<std::string> environment(const char* variable) {
 inline std::string accepted_text(const xd_option_desc& o) {
   auto range = [&](int i) { return std::to_string(o.min[i]) + ".." + std::to_string(o.max[i]); };
   switch (o.kind) {
-    case XD_OPTION_TEXT: return "any text";
-    case XD_OPTION_FLAG: return "0 or 1";
-    case XD_OPTION_INTEGER: return o.min[0] <= o.max[0] ? range(0) : std::string();
+    case XD_OPTION_TEXT:
+      return "any text";
+    case XD_OPTION_FLAG:
+      return "0 or 1";
+    case XD_OPTION_INTEGER:
+      return o.min[0] <= o.max[0] ? range(0) : std::string();
     case XD_OPTION_CHOICE: {
       if (o.choices == nullptr || *o.choices == '\0') return {};
       std::string s(o.choices);
@@ -344,15 +347,16 @@ inline std::string accepted_text(const xd_option_desc& o) {
       }
       return std::string(o.choices) + " in " + ranges;
     }
-    default: return {};
+    default:
+      return {};
   }
 }
 
 // An option's value: parsed from the environment, else from its declared default.
 struct option_value {
   bool from_environment = false;
-  std::string text;                                // TEXT and CHOICE: the value; "" for an unset TEXT
-  int64_t integers[XD_OPTION_MAX_INTEGERS] = {};   // INTEGER, INTEGERS, FLAG (0 or 1)
+  std::string text;                               // TEXT and CHOICE: the value; "" for an unset TEXT
+  int64_t integers[XD_OPTION_MAX_INTEGERS] = {};  // INTEGER, INTEGERS, FLAG (0 or 1)
 };
 
 namespace options_detail {
@@ -371,7 +375,8 @@ inline bool parse_integer(const std::string& s, int64_t& out) {
 inline bool parse(const xd_option_desc& o, const std::string& text, option_value& v) {
   v.text = text;
   switch (o.kind) {
-    case XD_OPTION_TEXT: return true;
+    case XD_OPTION_TEXT:
+      return true;
     case XD_OPTION_FLAG:
       if (text != "0" && text != "1") return false;
       v.integers[0] = text == "1" ? 1 : 0;
@@ -394,7 +399,8 @@ inline bool parse(const xd_option_desc& o, const std::string& text, option_value
       }
       return true;
     }
-    default: return false;
+    default:
+      return false;
   }
 }
 }  // namespace options_detail

@@ -32,7 +32,8 @@ TEST(KernelDeclines, EveryKernelsReasonIsInTheErrorInTheOrderTheyWereTried) {
       << m;
   const auto reason = m.find("declines.add.reason: this stub takes no call (f32 add of 2 inputs); ");
   const auto unterminated = m.find("declines.add.unterminated: ");
-  const auto old = m.find("declines.add.old: its supports() declined (it gives no reason: a plugin built before ABI 1.2)");
+  const auto old =
+      m.find("declines.add.old: its supports() declined (it gives no reason: a plugin built before ABI 1.2)");
   ASSERT_NE(reason, std::string::npos) << m;
   ASSERT_NE(unterminated, std::string::npos) << m;
   ASSERT_NE(old, std::string::npos) << m;

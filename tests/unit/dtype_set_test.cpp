@@ -12,7 +12,7 @@ using xd::Dtype;
 namespace dtypes = xd::dtypes;
 
 TEST(DtypeSet, NamedSetsHaveOneMeaningEach) {
-  static_assert(dtypes::floating.contains(XD_DTYPE_F8E4M3FN));         // as torch.is_floating_point
+  static_assert(dtypes::floating.contains(XD_DTYPE_F8E4M3FN));           // as torch.is_floating_point
   static_assert(!dtypes::compute_floating.contains(XD_DTYPE_F8E4M3FN));  // fp8 is storage only
   static_assert(!dtypes::integral.contains(XD_DTYPE_BOOL));
   static_assert(dtypes::numeric_bool.contains(XD_DTYPE_BOOL) && !dtypes::numeric.contains(XD_DTYPE_BOOL));

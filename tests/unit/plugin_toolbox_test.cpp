@@ -73,8 +73,8 @@ TEST(PluginOptions, AValueInRangeIsTakenAndOneOutsideWarnsAndKeepsTheDefault) {
     h.logs.clear();
     EXPECT_EQ(plugin::option_integer(o), 2) << bad;
     ASSERT_EQ(h.logs.size(), 1u) << bad;
-    EXPECT_EQ(h.logs[0], std::string("XD_TOOLBOX_TEST_LEVEL='") + bad +
-                             "' is not valid (accepted: 1..64); using the default 2");
+    EXPECT_EQ(h.logs[0],
+              std::string("XD_TOOLBOX_TEST_LEVEL='") + bad + "' is not valid (accepted: 1..64); using the default 2");
   }
   ::unsetenv(o.name);
 }

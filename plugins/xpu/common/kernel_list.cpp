@@ -1,8 +1,8 @@
 #include "kernel_list.hpp"
 
-#include "launchers.hpp"
-
 #include <xd/dtype_set.hpp>
+
+#include "launchers.hpp"
 
 namespace xd::xpu {
 

@@ -46,8 +46,7 @@ int32_t check_device(const xd_kernel_call* c, char* reason, size_t reason_size) 
   try {
     const device_info& d = device_of(c);
     if (d.fp64 || !plugin::has_view_of(c, XD_DTYPE_F64)) return 1;
-    return plugin::decline(reason, reason_size,
-                           std::string("f64 on ") + d.name + ", which lacks " + d.fp64_feature);
+    return plugin::decline(reason, reason_size, std::string("f64 on ") + d.name + ", which lacks " + d.fp64_feature);
   } catch (const std::exception& e) {
     return plugin::decline(reason, reason_size, e.what());
   }

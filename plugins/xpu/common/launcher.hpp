@@ -13,10 +13,10 @@
 // Errors: plugin::error (the plugin's name in front), turned into a status by the kernel's guard.
 #pragma once
 
+#include <xd/plugin.hpp>
+
 #include "int4.hpp"      // int4_tuning, the int4 kernels' shape a device may tune
 #include "rms_norm.hpp"  // kRmsBackwardGroupsPerCu
-
-#include <xd/plugin.hpp>
 
 #include <array>
 #include <cstddef>
@@ -88,8 +88,8 @@ class api {
   virtual const device_info& device(int32_t index) const = 0;
   // Builds or finds the program, binds `args` in order and enqueues `entry` over `g` on the
   // call's stream, returning once it is submitted.
-  virtual void enqueue(const xd_kernel_call* c, const program& p, const char* entry,
-                       std::span<const kernel_arg> args, const grid& g) = 0;
+  virtual void enqueue(const xd_kernel_call* c, const program& p, const char* entry, std::span<const kernel_arg> args,
+                       const grid& g) = 0;
 };
 
 api& api_of(const xd_kernel_call* c);

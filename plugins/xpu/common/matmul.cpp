@@ -110,7 +110,13 @@ xd_status run_matmul(const xd_kernel_call* c) {
     const gemm_plan plan = plan_gemm(call.args, dev.work_group, std::min(dev.max_groups[1], dev.max_groups[2]));
     for (const gemm_launch& l : plan.launches) {
       launch k(c, {"matmul", call.out->dtype}, plan.entry);
-      k.buffer(*call.out).buffer(*call.a).buffer(*call.b).buffer(*call.input).value(call.args).value(l.row0).value(l.batch0);
+      k.buffer(*call.out)
+          .buffer(*call.a)
+          .buffer(*call.b)
+          .buffer(*call.input)
+          .value(call.args)
+          .value(l.row0)
+          .value(l.batch0);
       k.run(grid::of_groups(3, plan.local, l.groups));
     }
   });

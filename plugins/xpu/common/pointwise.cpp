@@ -28,7 +28,8 @@ scalars scalars_for(const xd_kernel_call* c) {
       const auto* a = plugin::find_attrs<xd_attrs_scalar>(c);  // none: alpha = 1
       return a == nullptr ? make_scalars(1.0, 0, 1) : make_scalars(a->real, 0, a->integer);
     }
-    case XD_OP_POW: return make_scalars(plugin::need_attrs<xd_attrs_scalar>(c).real);
+    case XD_OP_POW:
+      return make_scalars(plugin::need_attrs<xd_attrs_scalar>(c).real);
     case XD_OP_FILL: {
       const auto& a = plugin::need_attrs<xd_attrs_scalar>(c);
       return make_scalars(a.real, 0, a.integer);
@@ -41,7 +42,8 @@ scalars scalars_for(const xd_kernel_call* c) {
       const auto* a = plugin::find_attrs<xd_attrs_gelu>(c);
       return make_scalars(0, 0, a != nullptr && a->approximate != 0 ? 1 : 0);
     }
-    default: return make_scalars();
+    default:
+      return make_scalars();
   }
 }
 
@@ -60,9 +62,15 @@ operands broadcast_operands(const xd_kernel_call* c, const xd_view& out, int cou
       plugin::invalid("pointwise inputs must arrive broadcast to the output's shape");
   }
   switch (count) {
-    case 0: o.L = layout_of(out.ndim, out.sizes, {operand_of(out)}); break;
-    case 1: o.L = layout_of(out.ndim, out.sizes, {operand_of(out), operand_of(*o.in[0])}); break;
-    case 2: o.L = layout_of(out.ndim, out.sizes, {operand_of(out), operand_of(*o.in[0]), operand_of(*o.in[1])}); break;
+    case 0:
+      o.L = layout_of(out.ndim, out.sizes, {operand_of(out)});
+      break;
+    case 1:
+      o.L = layout_of(out.ndim, out.sizes, {operand_of(out), operand_of(*o.in[0])});
+      break;
+    case 2:
+      o.L = layout_of(out.ndim, out.sizes, {operand_of(out), operand_of(*o.in[0]), operand_of(*o.in[1])});
+      break;
     default:
       o.L = layout_of(out.ndim, out.sizes,
                       {operand_of(out), operand_of(*o.in[0]), operand_of(*o.in[1]), operand_of(*o.in[2])});

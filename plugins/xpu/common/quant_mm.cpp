@@ -100,7 +100,7 @@ qmm_call make_scaled_mm(const xd_kernel_call* c) {
 qmm_plan plan_qmm(const qmm_args& g, int64_t wg, int64_t max_groups_yz) {
   qmm_plan p;
   const int64_t ql = wg >= 256 ? 16 : wg >= 64 ? 8 : 4;  // XD_QL of quant_mm.cl
-  p.block = ql * 4;                       // XD_QB
+  p.block = ql * 4;                                      // XD_QB
   p.local[0] = p.local[1] = ql;
   p.local[2] = 1;
   if (g.m == 0 || g.n == 0) return p;
@@ -135,7 +135,8 @@ void run_grid(const xd_kernel_call* c, const qmm_call& call, const char* entry, 
 xd_status run_int_mm(const xd_kernel_call* c) {
   return guard(c, [&] {
     const qmm_call call = make_int_mm(c);
-    run_grid(c, call, kIntMmEntry, [&](launch& k) { k.buffer(*call.out).buffer(*call.a).buffer(*call.b).value(call.args); });
+    run_grid(c, call, kIntMmEntry,
+             [&](launch& k) { k.buffer(*call.out).buffer(*call.a).buffer(*call.b).value(call.args); });
   });
 }
 
@@ -143,7 +144,12 @@ xd_status run_scaled_mm(const xd_kernel_call* c) {
   return guard(c, [&] {
     const qmm_call call = make_scaled_mm(c);
     run_grid(c, call, kScaledMmEntry, [&](launch& k) {
-      k.buffer(*call.out).buffer(*call.a).buffer(*call.b).buffer(*call.scale_a).buffer(*call.scale_b).buffer(*call.bias);
+      k.buffer(*call.out)
+          .buffer(*call.a)
+          .buffer(*call.b)
+          .buffer(*call.scale_a)
+          .buffer(*call.scale_b)
+          .buffer(*call.bias);
       k.value(call.args);
     });
   });

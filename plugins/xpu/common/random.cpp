@@ -1,9 +1,9 @@
 // RAND and RANDN (kernels/random.cl) for both XPU variants: one work-item per Philox counter block,
 // as the CPU reference maps blocks to elements (include/xd/philox.hpp).
+#include <xd/philox.hpp>
+
 #include "launchers.hpp"
 #include "layout.hpp"
-
-#include <xd/philox.hpp>
 
 namespace xd::xpu {
 

@@ -1,8 +1,8 @@
 #include "reduction.hpp"
 
-#include "launchers.hpp"
-
 #include <xd/dtype_set.hpp>
+
+#include "launchers.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -22,11 +22,16 @@ uint64_t compute_size(int32_t dtype) {
 
 reduce_entries entries_of(reduce_op op) {
   switch (op) {
-    case reduce_op::sum: return {"xd_sum_group", "xd_sum_finish", "xd_sum_lane"};
-    case reduce_op::mean: return {"xd_mean_group", "xd_mean_finish", "xd_mean_lane"};
-    case reduce_op::amax: return {"xd_amax_group", "xd_amax_finish", "xd_amax_lane"};
-    case reduce_op::amin: return {"xd_amin_group", "xd_amin_finish", "xd_amin_lane"};
-    case reduce_op::argmax: return {"xd_argmax_group", "xd_argmax_finish", "xd_argmax_lane"};
+    case reduce_op::sum:
+      return {"xd_sum_group", "xd_sum_finish", "xd_sum_lane"};
+    case reduce_op::mean:
+      return {"xd_mean_group", "xd_mean_finish", "xd_mean_lane"};
+    case reduce_op::amax:
+      return {"xd_amax_group", "xd_amax_finish", "xd_amax_lane"};
+    case reduce_op::amin:
+      return {"xd_amin_group", "xd_amin_finish", "xd_amin_lane"};
+    case reduce_op::argmax:
+      return {"xd_argmax_group", "xd_argmax_finish", "xd_argmax_lane"};
   }
   return {};
 }
@@ -94,12 +99,18 @@ namespace {
 
 reduce_op reduce_op_of(int32_t op) {
   switch (op) {
-    case XD_OP_SUM: return reduce_op::sum;
-    case XD_OP_MEAN: return reduce_op::mean;
-    case XD_OP_AMAX: return reduce_op::amax;
-    case XD_OP_AMIN: return reduce_op::amin;
-    case XD_OP_ARGMAX: return reduce_op::argmax;
-    default: plugin::invalid("op " + std::to_string(op) + " is not a reduction");
+    case XD_OP_SUM:
+      return reduce_op::sum;
+    case XD_OP_MEAN:
+      return reduce_op::mean;
+    case XD_OP_AMAX:
+      return reduce_op::amax;
+    case XD_OP_AMIN:
+      return reduce_op::amin;
+    case XD_OP_ARGMAX:
+      return reduce_op::argmax;
+    default:
+      plugin::invalid("op " + std::to_string(op) + " is not a reduction");
   }
 }
 

@@ -11,9 +11,9 @@
 // The launcher is run_reduction (launchers.hpp); the plan is here for its tests.
 #pragma once
 
-#include "layout.hpp"
-
 #include <xd/plugin_abi.h>
+
+#include "layout.hpp"
 
 #include <cstdint>
 
@@ -29,12 +29,12 @@ struct reduce_entries {
 reduce_entries entries_of(reduce_op op);
 
 struct reduce_plan {
-  bool by_group = false;        // false: the _lane kernel over n_out work-items
-  int64_t splits = 1;           // work-groups per output; > 1: partials, then the _finish kernel
-  int64_t chunk = 0;            // reduced elements per split
-  int64_t groups = 0;           // work-groups of the _group kernel (n_out * splits)
-  uint64_t partial_size = 0;    // bytes of one partial (argmax: of its value half, then 8-byte indices)
-  uint64_t workspace_bytes = 0; // scratch to ask the host for; 0 when splits == 1
+  bool by_group = false;         // false: the _lane kernel over n_out work-items
+  int64_t splits = 1;            // work-groups per output; > 1: partials, then the _finish kernel
+  int64_t chunk = 0;             // reduced elements per split
+  int64_t groups = 0;            // work-groups of the _group kernel (n_out * splits)
+  uint64_t partial_size = 0;     // bytes of one partial (argmax: of its value half, then 8-byte indices)
+  uint64_t workspace_bytes = 0;  // scratch to ask the host for; 0 when splits == 1
 };
 
 // Floating sums over at most this many elements take the sequential (work-item per output) path:

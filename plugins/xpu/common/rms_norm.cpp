@@ -1,10 +1,10 @@
 #include "rms_norm.hpp"
 
+#include <xd/dtype_set.hpp>
+
 #include "launchers.hpp"
 #include "layout.hpp"
 #include "rows.hpp"
-
-#include <xd/dtype_set.hpp>
 
 #include <algorithm>
 #include <string>
@@ -89,8 +89,9 @@ xd_status run_rms_norm(const xd_kernel_call* c) {
   return guard(c, [&] {
     const auto [x, w, y, rstd, attrs, lead, k] = make_rms_norm(c);
     const layout L = layout_of(x.ndim, x.sizes, {operand_of(x), operand_of(y), operand_of(rstd)}, trailing_mask(lead));
-    const layout RL = layout_of(k, x.sizes + lead,
-                                {{x.strides + lead, 0}, {y.strides + lead, 0}, w != nullptr ? operand_of(*w) : absent_operand()});
+    const layout RL =
+        layout_of(k, x.sizes + lead,
+                  {{x.strides + lead, 0}, {y.strides + lead, 0}, w != nullptr ? operand_of(*w) : absent_operand()});
     if (L.numel == 0) return;
     const int64_t n = RL.numel;
     const int64_t has_w = w != nullptr ? 1 : 0;
@@ -107,10 +108,10 @@ xd_status run_rms_norm_backward(const xd_kernel_call* c) {
   return guard(c, [&] {
     const auto [g, x, rstd, w, dx, dw, lead, k] = make_rms_norm_backward(c);
     if (dx == nullptr && dw == nullptr) return;
-    const layout L = layout_of(x.ndim, x.sizes,
-                               {operand_of(g), operand_of(x), operand_of(rstd),
-                                dx != nullptr ? operand_of(*dx) : absent_operand()},
-                               trailing_mask(lead));
+    const layout L =
+        layout_of(x.ndim, x.sizes,
+                  {operand_of(g), operand_of(x), operand_of(rstd), dx != nullptr ? operand_of(*dx) : absent_operand()},
+                  trailing_mask(lead));
     const layout RL = layout_of(k, x.sizes + lead,
                                 {{g.strides + lead, 0},
                                  {x.strides + lead, 0},

@@ -17,7 +17,8 @@ kernel_object& find_kernel(device& d, const xpu::program& p, const char* entry) 
   const std::string tag = xpu::module_tag(p.dtype, p.wtype);
   if (tag.empty()) plugin::invalid("unknown dtype " + std::to_string(p.dtype));
   if (xpu::module_needs_fp64(p.dtype, p.wtype) && !d.fp64)
-    plugin::fail(XD_ERR_NOT_IMPLEMENTED, std::string(d.props.name) + " has no fp64 support; f64 kernels cannot run on it");
+    plugin::fail(XD_ERR_NOT_IMPLEMENTED,
+                 std::string(d.props.name) + " has no fp64 support; f64 kernels cannot run on it");
   return d.modules->kernel(p.source, tag.c_str(), entry);
 }
 
@@ -35,8 +36,8 @@ void check_group_size(const device& dev, const kernel_object& k, const uint32_t 
   const uint64_t total = uint64_t{local[0]} * local[1] * local[2];
   if (total > dev.max_group_size)
     refuse("(" + std::to_string(total) + " work-items) exceeds the device's maxTotalGroupSize " +
-           std::to_string(dev.max_group_size) + "; the SPIR-V modules are compiled for XD_WG=" +
-           std::to_string(kWorkGroup));
+           std::to_string(dev.max_group_size) +
+           "; the SPIR-V modules are compiled for XD_WG=" + std::to_string(kWorkGroup));
   for (int d = 0; d < 3; ++d)
     if (local[d] > dev.max_group_size_dim[d])
       refuse("exceeds the device's maxGroupSize" + std::string(1, static_cast<char>('X' + d)) + " " +
@@ -77,8 +78,8 @@ class levelzero_api final : public xpu::api {
     return device_at(index).launch;
   }
 
-  void enqueue(const xd_kernel_call* c, const xpu::program& p, const char* entry,
-               std::span<const xpu::kernel_arg> args, const xpu::grid& g) override {
+  void enqueue(const xd_kernel_call* c, const xpu::program& p, const char* entry, std::span<const xpu::kernel_arg> args,
+               const xpu::grid& g) override {
     (void)device(c->device);  // the index, checked
     l0::device& dev = device_at(c->device);
     stream& s = *static_cast<stream*>(c->stream);
@@ -105,7 +106,8 @@ class levelzero_api final : public xpu::api {
     } else {
       size_for_items(dev, k, g.items, local, count);
     }
-    check(zeKernelSetGroupSize(k.handle, local[0], local[1], local[2]), ("zeKernelSetGroupSize(" + k.name + ")").c_str());
+    check(zeKernelSetGroupSize(k.handle, local[0], local[1], local[2]),
+          ("zeKernelSetGroupSize(" + k.name + ")").c_str());
     const ze_group_count_t groups{static_cast<uint32_t>(count[0]), static_cast<uint32_t>(count[1]),
                                   static_cast<uint32_t>(count[2])};
     s.submit([&](ze_command_list_handle_t l) {

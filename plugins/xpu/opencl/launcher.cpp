@@ -19,8 +19,8 @@ class opencl_api final : public xpu::api {
  public:
   const xpu::device_info& device(int32_t index) const override { return get_device(index).launch; }
 
-  void enqueue(const xd_kernel_call* c, const xpu::program& p, const char* entry,
-               std::span<const xpu::kernel_arg> args, const xpu::grid& g) override {
+  void enqueue(const xd_kernel_call* c, const xpu::program& p, const char* entry, std::span<const xpu::kernel_arg> args,
+               const xpu::grid& g) override {
     ocl::device& dev = get_device(c->device);
     const cl_command_queue queue = submit_queue(c->device, c->stream);
     const program_cache::kernel_handle k = dev.programs->kernel(p, entry);

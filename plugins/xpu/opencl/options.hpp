@@ -10,12 +10,12 @@
 namespace xd::ocl {
 
 enum class option {
-  cache_dir,             // XD_CACHE_DIR
-  build_options,         // XD_OPENCL_BUILD_OPTIONS
-  timestamps,            // XD_OPENCL_TIMESTAMPS
-  int4_mma,              // XD_OPENCL_INT4_MMA
-  int4_tuning,           // XD_OPENCL_INT4_TUNING
-  rms_backward_groups,   // XD_OPENCL_RMS_BWD_GROUPS_PER_CU
+  cache_dir,            // XD_CACHE_DIR
+  build_options,        // XD_OPENCL_BUILD_OPTIONS
+  timestamps,           // XD_OPENCL_TIMESTAMPS
+  int4_mma,             // XD_OPENCL_INT4_MMA
+  int4_tuning,          // XD_OPENCL_INT4_TUNING
+  rms_backward_groups,  // XD_OPENCL_RMS_BWD_GROUPS_PER_CU
 };
 
 // Every declared option, in `option` order.

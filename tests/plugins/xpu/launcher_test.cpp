@@ -2,8 +2,9 @@
 // recording launcher interface: which program and entry point each call launches, with which
 // arguments and grid, how a device's parameters steer them, and what the registration list
 // registers. No driver and no device: xpu::api is the only thing the launchers see of either API.
-#include "common/kernel_list.hpp"
 #include "common/launcher.hpp"
+
+#include "common/kernel_list.hpp"
 #include "common/launchers.hpp"
 #include "common/layout.hpp"
 
@@ -35,7 +36,10 @@ class recording_api final : public xpu::api {
   xpu::device_info info;
   std::vector<recorded_launch> launches;
 
-  recording_api() { info.name = "recording device"; info.fp64_feature = "doubles"; }
+  recording_api() {
+    info.name = "recording device";
+    info.fp64_feature = "doubles";
+  }
 
   const xpu::device_info& device(int32_t index) const override {
     if (index != 0) plugin::invalid("no device " + std::to_string(index));
