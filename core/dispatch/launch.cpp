@@ -3,6 +3,7 @@
 #include <xd/backend.hpp>
 #include <xd/error.hpp>
 
+#include "compiler/trace.hpp"
 #include "dispatch/dispatch_table.hpp"
 #include "ops/schema.hpp"
 #include "plugin/host_api.hpp"
@@ -24,6 +25,10 @@ namespace {
 std::atomic<uint64_t> g_fallbacks{0};
 std::atomic<bool> g_poison{false};
 
+}  // namespace
+
+bool poisoning_outputs() { return g_poison.load(std::memory_order_relaxed); }
+
 // Fills the outputs that own their storage with 0xFF bytes (see xd::set_poison_outputs).
 void poison_outputs(DeviceRecord& dev, StreamState& stream, std::span<const Arg> outputs) {
   for (const Arg& a : outputs) {
@@ -35,6 +40,8 @@ void poison_outputs(DeviceRecord& dev, StreamState& stream, std::span<const Arg>
           "copy_h2d (poisoning outputs)");
   }
 }
+
+namespace {
 
 enum class Fallback { error, cpu };
 // XD_FALLBACK's value that sends missing kernels to the host CPU device: a device kind, as in
@@ -218,6 +225,8 @@ void launch(xd_op op, Dtype key, DeviceRecord& dev, std::span<const Arg> inputs,
     throw Error(std::string("internal error: ") + op_schema(op).name + " launched with " +
                 std::to_string(inputs.size()) + " inputs and " + std::to_string(outputs.size()) +
                 " outputs; raise kMaxInputs/kMaxOutputs in core/dispatch/launch.hpp");
+  if (compiler::Tracer* t = compiler::active_tracer()) [[unlikely]]
+    t->on_launch(op, key, dev, inputs, outputs, attrs);
   xd_view in[kMaxInputs], out[kMaxOutputs];
   int ni = 0, no = 0;
   for (const Arg& a : inputs) to_view(a, in[ni++]);

@@ -33,6 +33,11 @@ Arg arg_broadcast(const TensorImpl& t, const int64_t* sizes, int ndim);
 inline constexpr size_t kMaxInputs = 5;
 inline constexpr size_t kMaxOutputs = 3;
 
+// Whether xd::set_poison_outputs is on, and the poisoning itself (0xFF bytes into every output
+// that owns its storage), for code that writes outputs without launch() (core/compiler).
+bool poisoning_outputs();
+void poison_outputs(DeviceRecord& dev, StreamState& stream, std::span<const Arg> outputs);
+
 // ValueError unless XD_FALLBACK is unset, "error" or "cpu" (checked when the registry starts).
 void check_fallback_setting();
 

@@ -3,6 +3,7 @@
 #include <xd/runtime.hpp>
 #include <xd/tensor.hpp>
 
+#include "compiler/trace.hpp"
 #include "runtime/current.hpp"
 #include "tensor/shape.hpp"
 #include "tensor/tensor_impl.hpp"
@@ -52,6 +53,8 @@ std::shared_ptr<TensorImpl> allocate_tensor(DeviceRecord& dev, IntList sizes, Dt
   s.block = dev.allocator->allocate(nbytes, current_stream_state(dev).id);
   s.handle = s.block->segment;
   s.offset = s.block->offset;
+  if (compiler::Tracer* tr = compiler::active_tracer()) [[unlikely]]
+    tr->on_allocate(t);
   return t;
 }
 
@@ -100,6 +103,8 @@ const TensorImpl& checked_impl(const Tensor& t, const char* op, const char* arg)
 
 // Blocking copy of a contiguous device tensor into host memory.
 void device_to_host(const TensorImpl& t, void* dst) {
+  if (compiler::Tracer* tr = compiler::active_tracer()) [[unlikely]]
+    tr->on_host_read();
   const uint64_t n = static_cast<uint64_t>(t.numel) * itemsize(t.dtype);
   if (n == 0) return;
   DeviceRecord& dev = t.device_record();
@@ -116,6 +121,8 @@ void device_to_host(const TensorImpl& t, void* dst) {
 
 // Blocking copy of host memory into a contiguous device tensor.
 void host_to_device(const void* src, TensorImpl& t) {
+  if (compiler::Tracer* tr = compiler::active_tracer()) [[unlikely]]
+    tr->on_host_write();
   const uint64_t n = static_cast<uint64_t>(t.numel) * itemsize(t.dtype);
   if (n == 0) return;
   DeviceRecord& dev = t.device_record();

@@ -12,7 +12,8 @@
 //   ├─ LayoutError            a layout the op cannot take (too many dims, overlapping output, ...)
 //   ├─ OutOfMemoryError       allocation failed even after freeing the cache (states the sizes)
 //   ├─ NotImplementedError    no kernel for (op, backend, dtype) and no fallback enabled
-//   └─ PluginError            a plugin call failed (names the plugin and the call)
+//   ├─ PluginError            a plugin call failed (names the plugin and the call)
+//   └─ CompileError           generated code did not build (xd::compile; carries the log and source path)
 #pragma once
 
 #include <stdexcept>
@@ -62,6 +63,12 @@ class NotImplementedError : public Error {
   using Error::Error;
 };
 class PluginError : public Error {
+ public:
+  using Error::Error;
+};
+// Generated code (xd::compile) that the backend could not build: the message carries the
+// compiler's log and the path of the source it was given.
+class CompileError : public Error {
  public:
   using Error::Error;
 };

@@ -38,7 +38,7 @@ extern "C" {
 #endif
 
 #define XD_ABI_MAJOR 1
-#define XD_ABI_MINOR 2
+#define XD_ABI_MINOR 3
 
 #define XD_PLUGIN_QUERY_SYMBOL "xd_plugin_query"
 #define XD_PLUGIN_INIT_SYMBOL "xd_plugin_init"
@@ -394,8 +394,75 @@ typedef struct xd_plugin_info {
   int32_t option_count;
 } xd_plugin_info;
 
-/* Bits of xd_plugin_api.codegen_languages (reserved for generated kernels). */
+/* ---------------------------------------------------------------- generated kernels (ABI 1.3) */
+/* The DeviceOpOverrides of a backend: how the core's compiler (docs/compiler.md) runs the kernels
+ * it generates there. The core owns the graph, the fusion and the emitters; a backend says which
+ * source languages it accepts, what the emitter must know of a device in a language, and builds,
+ * finds and launches generated kernels. A backend without this table, or one whose build fails,
+ * runs every op eagerly: generated code is an optimisation, never a requirement. */
+
+/* Bits of xd_plugin_api.codegen_languages and xd_codegen_api.languages. */
 enum { XD_CODEGEN_OPENCL_C = 1, XD_CODEGEN_CPP = 2 };
+
+/* What the emitter must know of one device in one language. Strings live as long as the plugin. */
+typedef struct xd_codegen_target {
+  size_t struct_size;
+  /* Source the emitter puts before every generated kernel: the element types, the exact
+   * conversions of include/xd/numeric.hpp and the math the generated code calls, under the names
+   * docs/compiler.md lists for the language. */
+  const char *prelude;
+  const char *compiler;      /* what builds it, for messages and cache keys: "clang 15 (PoCL 3.1)" */
+  uint32_t work_group;       /* work-items per group the emitter sizes its kernels for (power of two) */
+  uint32_t vector_width;     /* elements per work-item (OpenCL) or per SIMD lane group (C++) */
+  uint32_t sub_group;        /* 0 when unknown */
+  uint32_t flags;            /* XD_CODEGEN_FLAG_* */
+  uint64_t max_groups;       /* the most work-groups of one launch along dim 0 (0: no limit) */
+} xd_codegen_target;
+
+enum {
+  XD_CODEGEN_FLAG_F64 = 1,        /* double arithmetic compiles and runs */
+  XD_CODEGEN_FLAG_FAST_F16 = 2    /* f16 conversions are native instructions (else the prelude's ports) */
+};
+
+typedef void *xd_program;         /* plugin-defined */
+typedef void *xd_codegen_kernel;  /* plugin-defined; lives as long as its program */
+
+/* One argument of a generated kernel, in the order of its parameters. A BUFFER is the `handle` of
+ * an xd_view (a cl_mem, a USM or host pointer); offsets travel as VALUE arguments. */
+enum { XD_CODEGEN_ARG_BUFFER = 0, XD_CODEGEN_ARG_VALUE = 1 };
+typedef struct xd_codegen_arg {
+  int32_t kind;
+  uint32_t size;      /* VALUE: bytes at `value` */
+  const void *value;  /* VALUE: the bytes; BUFFER: the handle itself */
+} xd_codegen_arg;
+
+/* The extent of a launch. OpenCL C: an NDRange of `global` work-items in groups of `local` over
+ * `dims` dims. C++: `global[0]` units (elements or rows, as the kernel's docs/compiler.md contract
+ * says), which the plugin may split over threads into [begin, end) ranges of at least `local[0]`. */
+typedef struct xd_codegen_grid {
+  uint32_t dims;
+  uint64_t global[3];
+  uint64_t local[3];
+} xd_codegen_grid;
+
+typedef struct xd_codegen_api {
+  size_t struct_size;
+  uint32_t languages; /* XD_CODEGEN_* this backend builds */
+  /* What the emitter must know of `device` in `language`. XD_ERR_UNAVAILABLE (with a message, e.g.
+   * "no C++ compiler on PATH") when the language cannot be built here: the core runs eagerly. */
+  xd_status (*target)(void *ctx, int32_t device, int32_t language, xd_codegen_target *out);
+  /* Builds `source` (NUL-terminated, prelude included) for `device`. The plugin caches what it
+   * builds (in XD_CACHE_DIR, keyed by the source, the device and the compiler), so a build already
+   * made costs no compiler invocation, in this process or a later one. A source that does not
+   * build: XD_ERR_INVALID_ARGUMENT with the compiler's log and the path of the source it wrote. */
+  xd_status (*program_build)(void *ctx, int32_t device, int32_t language, const char *source, xd_program *out);
+  /* The kernel `name` of a built program. */
+  xd_status (*kernel_get)(void *ctx, int32_t device, xd_program program, const char *name, xd_codegen_kernel *out);
+  /* Enqueues a kernel on `stream` with `num_args` arguments. Thread-safe: two launches of one
+   * kernel from two threads must not mix their arguments. */
+  xd_status (*kernel_launch)(void *ctx, int32_t device, xd_stream stream, xd_codegen_kernel kernel,
+                             const xd_codegen_arg *args, int32_t num_args, const xd_codegen_grid *grid);
+} xd_codegen_api;
 
 /* Filled by the plugin in xd_plugin_init. The host zero-fills it and sets struct_size to its
  * own size; the plugin writes only fields that fit in that size and sets struct_size to the
@@ -445,8 +512,10 @@ typedef struct xd_plugin_api {
   /* Milliseconds between two recorded, completed events. */
   xd_status (*event_elapsed_ms)(void *ctx, int32_t device, xd_event start, xd_event end, double *ms);
 
-  /* Reserved for the fusion compiler: XD_CODEGEN_* languages this backend accepts; 0 = none. */
+  /* XD_CODEGEN_* languages this backend accepts; 0 = none (ABI 1.0–1.2: always 0). */
   uint32_t codegen_languages;
+  /* ABI 1.3: the table behind codegen_languages (NULL when it is 0); lives as long as the plugin. */
+  const xd_codegen_api *codegen;
 } xd_plugin_api;
 
 typedef xd_status (*xd_plugin_query_fn)(xd_plugin_info *info);
