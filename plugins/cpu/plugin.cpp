@@ -5,6 +5,7 @@
 // and layouts) and add contiguous fast paths and OpenMP only where they do not change results.
 // It declares itself the host reference (XD_PLUGIN_FLAG_HOST_REFERENCE): xd::cpu(), the default
 // device and the target of XD_FALLBACK=cpu.
+#include "codegen/codegen.hpp"
 #include "kernels/kernel_list.hpp"
 #include "runtime/runtime.hpp"
 
@@ -19,6 +20,7 @@ XD_PLUGIN_EXPORT xd_status xd_plugin_query(xd_plugin_info* info) {
                           "CPU reference backend (plain loops, OpenMP, oneDNN matmul where available)",
                           XD_DEVICE_KIND_CPU};
   id.flags = XD_PLUGIN_FLAG_HOST_REFERENCE;
+  id.options = xd::cpu::codegen::options();
   return xd::plugin::fill_info(info, id);
 }
 
@@ -29,5 +31,6 @@ XD_PLUGIN_EXPORT xd_status xd_plugin_init(const xd_host_api* host, xd_plugin_api
     xd::cpu::fill_memory_api(mine);
     xd::cpu::fill_stream_api(mine);
     xd::cpu::register_kernels(r);
+    xd::cpu::codegen::fill_codegen_api(mine);  // generated C++ kernels (docs/compiler.md)
   });
 }

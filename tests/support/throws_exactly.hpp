@@ -25,6 +25,7 @@ inline const char* error_kind(const std::exception& e) {
   if (dynamic_cast<const xd::OutOfMemoryError*>(&e)) return "xd::OutOfMemoryError";
   if (dynamic_cast<const xd::NotImplementedError*>(&e)) return "xd::NotImplementedError";
   if (dynamic_cast<const xd::PluginError*>(&e)) return "xd::PluginError";
+  if (dynamic_cast<const xd::CompileError*>(&e)) return "xd::CompileError";
   if (dynamic_cast<const xd::Error*>(&e)) return "xd::Error";
   return typeid(e).name();
 }

@@ -20,6 +20,7 @@ XD_PLUGIN_EXPORT xd_status xd_plugin_init(const xd_host_api* host, xd_plugin_api
     const xd::xpu::variant& v = xd::xpu::this_variant();
     v.open();
     for (const auto fill : v.fill_runtime) fill(mine);
+    v.fill_codegen(mine);
     mine.ctx = &v.launcher();
     xd::xpu::register_kernels(r);
   });

@@ -27,6 +27,8 @@ struct variant {
   void (*open)();
   // Fill the runtime half of the table: devices, memory, streams and events.
   std::array<void (*)(xd_plugin_api&), 3> fill_runtime;
+  // Sets codegen_languages and codegen (ABI 1.3: generated kernels, docs/compiler.md).
+  void (*fill_codegen)(xd_plugin_api&);
 };
 
 // Defined once by each variant (its plugin.cpp).

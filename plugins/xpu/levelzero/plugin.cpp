@@ -4,9 +4,10 @@
 // machine without a driver still lists the plugin; opening it runs zeInit first and reports
 // XD_ERR_UNAVAILABLE ("no Level Zero driver: ...", with the loader's result code) when there is
 // none, so that such a machine registers nothing.
+#include "codegen.hpp"
 #include "common/variant.hpp"
 #include "launcher.hpp"
-#include "program/module_cache.hpp"
+#include "options.hpp"
 #include "runtime/driver.hpp"
 #include "runtime/runtime.hpp"
 
@@ -16,7 +17,8 @@
 
 namespace {
 
-constexpr const char* kDescription = "Intel GPUs through Level Zero (the XPU kernels as SPIR-V compiled at build time)";
+constexpr const char* kDescription =
+    "Intel GPUs through Level Zero (the XPU kernels as SPIR-V compiled at build time, generated kernels at run time)";
 
 void open_driver() { xd::l0::init_platform(); }
 
@@ -28,9 +30,10 @@ const xd::xpu::variant& xd::xpu::this_variant() {
                          kDescription,
                          XD_DEVICE_KIND_GPU,
                          2,
-                         std::span(&l0::build_flags_option(), 1),
+                         l0::declared_options(),
                          l0::launch_api,
                          open_driver,
-                         std::array{l0::fill_device_api, l0::fill_memory_api, l0::fill_stream_api}};
+                         std::array{l0::fill_device_api, l0::fill_memory_api, l0::fill_stream_api},
+                         l0::fill_codegen_api};
   return v;
 }

@@ -2,6 +2,7 @@
 // common/entry_points.cpp). Its query touches no OpenCL function, so the plugin is listed even
 // where no driver is installed; opening it enumerates platforms and devices, and with no platform
 // at all it reports "unavailable" and leaves every other backend untouched.
+#include "codegen.hpp"
 #include "common/variant.hpp"
 #include "launcher.hpp"
 #include "options.hpp"
@@ -28,7 +29,7 @@ void discover_or_fail() {
 
 const xd::xpu::variant& xd::xpu::this_variant() {
   using namespace xd::ocl;
-  static const variant v{"opencl",   XD_OPENCL_PLUGIN_VERSION, kDescription, kDeviceKinds, 1, declared_options(),
-                         launch_api, discover_or_fail,         kFillRuntime};
+  static const variant v{"opencl",   XD_OPENCL_PLUGIN_VERSION, kDescription, kDeviceKinds,    1, declared_options(),
+                         launch_api, discover_or_fail,         kFillRuntime, fill_codegen_api};
   return v;
 }

@@ -37,15 +37,6 @@ module_cache::~module_cache() {
   }
 }
 
-const xd_option_desc& build_flags_option() {
-  static const xd_option_desc o{sizeof(xd_option_desc), "XD_LEVELZERO_BUILD_FLAGS", XD_OPTION_TEXT, 0, {}, {},
-                                nullptr, "",
-                                "Appended to -cl-fp32-correctly-rounded-divide-sqrt when a SPIR-V module is "
-                                "created (zeModuleCreate); a failure reports the driver's build log. Read at each "
-                                "module build."};
-  return o;
-}
-
 void module_cache::build(entry& e, const char* source, const char* tag) {
   const spirv_module* m = find_spirv_module(source, tag, device_.fp64);
   const std::string what = std::string("kernels/") + source + ".cl for " + tag + (device_.fp64 ? " (fp64)" : "") +

@@ -8,6 +8,7 @@
 // later use instead of being retried.
 #pragma once
 
+#include "options.hpp"
 #include "runtime/driver.hpp"
 
 #include <map>
@@ -33,9 +34,6 @@ struct kernel_object {
   // size against (launcher.cpp).
   ze_kernel_properties_t props{};
 };
-
-// XD_LEVELZERO_BUILD_FLAGS, the plugin's one declared option (its query lists it).
-const xd_option_desc& build_flags_option();
 
 class module_cache {
  public:

@@ -10,6 +10,9 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
 
 namespace xd::ocl {
 
@@ -75,6 +78,25 @@ std::vector<unsigned char> program_binary(cl_program p, cl_device_id d) {
   return {};
 }
 
+// Where the user finds a generated source that did not build: the cache folder, else the
+// temporary one. Empty when neither can be written (the message then says so).
+std::string keep_source(const std::string& source) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path dir = cache_dir();
+  if (dir.empty()) {
+    dir = fs::temp_directory_path(ec);
+    if (ec) return {};
+    dir /= "xdispatch-" + std::to_string(getuid());
+  }
+  fs::create_directories(dir, ec);
+  if (ec) return {};
+  const fs::path path = dir / ("opencl-generated-" + hex64(fnv1a(source)) + ".cl");
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  f << source;
+  return f.good() ? path.string() : std::string();
+}
+
 }  // namespace
 
 program_stats& stats() {
@@ -129,9 +151,8 @@ program_cache::entry& program_cache::find(const program_id& id) {
 //  - compiled objects (clCompileProgram, then clLinkProgram): CPU runtimes such as PoCL compile
 //    every kernel of a program just to export an executable binary (seconds per program), while
 //    their object binary is the front end's output and costs nothing to export.
-void program_cache::build(entry& e, const program_id& id) {
-  const std::string options = build_options(id);
-  const std::vector<std::string_view> parts = program_text(id);
+void program_cache::build(entry& e, const std::string& what, const std::vector<std::string_view>& parts,
+                          const std::string& options) {
   uint64_t source_hash = kFnvOffset;
   for (std::string_view p : parts) {
     if (p.empty()) throw plugin::error(XD_ERR_INTERNAL, "opencl: a kernel source file is missing from the plugin");
@@ -169,7 +190,7 @@ void program_cache::build(entry& e, const program_id& id) {
           stats().loaded.fetch_add(1);
           char line[64];
           std::snprintf(line, sizeof line, " in %.1f ms", ms_since(t0));
-          log(XD_LOG_DEBUG, describe(id) + ": loaded from the disk cache (" + path + ")" + line);
+          log(XD_LOG_DEBUG, what + ": loaded from the disk cache (" + path + ")" + line);
           return;
         }
       }
@@ -178,7 +199,7 @@ void program_cache::build(entry& e, const program_id& id) {
     }
     if (why != "missing") {
       stats().rejected.fetch_add(1);
-      log(XD_LOG_WARN, describe(id) + ": cache entry " + path + " rejected: " + why + "; rebuilding it");
+      log(XD_LOG_WARN, what + ": cache entry " + path + " rejected: " + why + "; rebuilding it");
     }
   }
 
@@ -197,7 +218,7 @@ void program_cache::build(entry& e, const program_id& id) {
   err = objects ? clCompileProgram(p, 1, &device_.id, options.c_str(), 0, nullptr, nullptr, nullptr, nullptr)
                 : clBuildProgram(p, 1, &device_.id, options.c_str(), nullptr, nullptr);
   if (err != CL_SUCCESS) {
-    e.error = "opencl: building " + describe(id) + " failed: " + cl_error_string(err) + "\noptions: " + options +
+    e.error = "opencl: building " + what + " failed: " + cl_error_string(err) + "\noptions: " + options +
               "\nbuild log:\n" + build_log(p, device_.id);
     clReleaseProgram(p);
     log(XD_LOG_ERROR, e.error);
@@ -219,11 +240,11 @@ void program_cache::build(entry& e, const program_id& id) {
       // 3.1 (CL_LINK_PROGRAM_FAILURE, empty log) and succeeded when run again: try once more
       // before reporting, so a transient failure of the runtime does not fail the op.
       if (exe != nullptr) clReleaseProgram(exe);
-      log(XD_LOG_WARN, describe(id) + ": linking failed (" + cl_error_string(err) + "); trying once more");
+      log(XD_LOG_WARN, what + ": linking failed (" + cl_error_string(err) + "); trying once more");
       exe = clLinkProgram(device_.context, 1, &device_.id, "", 1, &p, nullptr, nullptr, &err);
     }
     if (err != CL_SUCCESS) {
-      e.error = "opencl: linking " + describe(id) + " failed: " + cl_error_string(err) + "\noptions: " + options +
+      e.error = "opencl: linking " + what + " failed: " + cl_error_string(err) + "\noptions: " + options +
                 "\nbuild log:\n" + (exe != nullptr ? build_log(exe, device_.id) : build_log(p, device_.id));
       if (exe != nullptr) clReleaseProgram(exe);
       clReleaseProgram(p);
@@ -237,20 +258,20 @@ void program_cache::build(entry& e, const program_id& id) {
   stats().built.fetch_add(1);
   char line[64];
   std::snprintf(line, sizeof line, " in %.1f ms", ms_since(t0));
-  log(XD_LOG_DEBUG, describe(id) + ": built from source" + line + " (options: " + options + ")");
+  log(XD_LOG_DEBUG, what + ": built from source" + line + " (options: " + options + ")");
   // A successful build's log holds the compiler's warnings and, asked for through
   // XD_OPENCL_BUILD_OPTIONS (NVIDIA: -cl-nv-verbose), register and spill counts per kernel.
   if (const std::string blog = build_log(p, device_.id);
       blog.find_first_not_of(" \t\r\n") != std::string::npos && blog != "(no build log)")
-    log(XD_LOG_DEBUG, describe(id) + ": build log:\n" + blog);
+    log(XD_LOG_DEBUG, what + ": build log:\n" + blog);
 
   if (!path.empty()) {
     if (bin.empty()) {
-      log(XD_LOG_WARN, describe(id) + ": no binary to cache" + (why.empty() ? "" : ": " + why));
+      log(XD_LOG_WARN, what + ": no binary to cache" + (why.empty() ? "" : ": " + why));
     } else if (!write_entry(path, key, bin, why)) {
-      log(XD_LOG_WARN, describe(id) + ": not cached: " + why);
+      log(XD_LOG_WARN, what + ": not cached: " + why);
     } else {
-      log(XD_LOG_DEBUG, describe(id) + ": cached as " + path);
+      log(XD_LOG_DEBUG, what + ": cached as " + path);
     }
   }
 }
@@ -260,7 +281,7 @@ program_cache::kernel_handle program_cache::kernel(const program_id& id, const c
   {
     const std::lock_guard lock(e.build_mutex);
     if (!e.done) {
-      build(e, id);
+      build(e, describe(id), program_text(id), build_options(id));
       e.done = true;
     }
   }
@@ -278,6 +299,35 @@ program_cache::kernel_handle program_cache::kernel(const program_id& id, const c
   cl_kernel k = clCreateKernel(e.program, name, &err);
   check(err, std::string("clCreateKernel(") + name + ") of " + describe(id));
   return kernel_handle(&e, name, k);
+}
+
+cl_program program_cache::generated(const std::string& source) {
+  entry* e = nullptr;
+  {
+    const std::lock_guard lock(mutex_);
+    auto& slot = generated_[source];
+    if (!slot) slot = std::make_unique<entry>();
+    e = slot.get();
+  }
+  const std::lock_guard lock(e->build_mutex);
+  if (!e->done) {
+    // The options of the hand-written programs that are not -D: the language version, exact
+    // division and sqrt, and the user's own.
+    std::string options = "-cl-std=CL1.2";
+    if (device_.correctly_rounded_sqrt) options += " -cl-fp32-correctly-rounded-divide-sqrt";
+    if (const std::string extra = plugin::option_text(option_desc(option::build_options)); !extra.empty())
+      options += " " + extra;
+    const std::string what = "generated program " + hex64(fnv1a(source)) + " on " + device_.name;
+    build(*e, what, {source}, options);
+    if (!e->error.empty()) {
+      const std::string path = keep_source(source);
+      e->error +=
+          path.empty() ? "\nsource: (could not be written to the cache or the temporary folder)" : "\nsource: " + path;
+    }
+    e->done = true;
+  }
+  if (!e->error.empty()) throw plugin::error(XD_ERR_INVALID_ARGUMENT, e->error);
+  return e->program;
 }
 
 }  // namespace xd::ocl

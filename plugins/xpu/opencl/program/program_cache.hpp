@@ -5,6 +5,9 @@
 // once is a race: a launch takes a kernel out of the pool and returns it after enqueueing (the
 // arguments are captured at enqueue).
 //
+// Generated kernels (codegen.cpp) come as whole sources instead: generated() builds one through the
+// same disk cache, keyed by its text.
+//
 // Thread-safe. A failed build is remembered, with its build log, and reported by every later use
 // instead of being rebuilt each time.
 #pragma once
@@ -73,6 +76,12 @@ class program_cache {
   // The options a program is built with (also part of its cache key).
   std::string build_options(const program_id& id) const;
 
+  // The program of a whole generated source (it carries its own #defines: built with no -D
+  // option), building it or loading it from the disk cache on first use; it lives as long as the
+  // plugin. Throws plugin::error XD_ERR_INVALID_ARGUMENT with the build log and the path of a copy
+  // of the source (in the cache folder, else the temporary folder) when it does not build.
+  cl_program generated(const std::string& source);
+
  private:
   struct entry {
     std::mutex build_mutex;
@@ -84,12 +93,13 @@ class program_cache {
   };
 
   entry& find(const program_id& id);
-  void build(entry& e, const program_id& id);
+  void build(entry& e, const std::string& what, const std::vector<std::string_view>& parts, const std::string& options);
   std::string describe(const program_id& id) const;
 
   device& device_;
   std::mutex mutex_;
   std::map<std::tuple<std::string, int32_t, int32_t>, std::unique_ptr<entry>> entries_;
+  std::unordered_map<std::string, std::unique_ptr<entry>> generated_;  // by source text
 };
 
 }  // namespace xd::ocl
