@@ -254,7 +254,7 @@ class KernelWriter {
 
   void signature(std::ostream& src) {
     if (cl_) {
-      if (k_.row) src << "__attribute__((reqd_work_group_size(" << t_.work_group << ", 1, 1)))\n";
+      if (k_.row) src << "__attribute__((reqd_work_group_size(" << kernel_.local << ", 1, 1)))\n";
       src << "XD_KERNEL void " << kernel_.name << "(";
       for (size_t i = 0; i < kernel_.buffers.size(); ++i) {
         src << (i ? ", " : "") << "__global xd_T_" << tag(value(kernel_.buffers[i]).dtype) << "* p" << i << ", long o"
@@ -273,8 +273,50 @@ class KernelWriter {
   }
 
   // ---------------------------------------------------------------- pointwise kernels
+  // One block of four consecutive columns starting at the variable c0: `lane(o, col)` writes one
+  // column's statements (col: "(c0 + j)"); operands read with stride 1 are loaded once as a vector,
+  // stored values of stride 1 written once as a vector (one wide access instead of four).
+  template <class F>
+  void vector_block(std::ostream& body, const std::string& ind, F&& lane) {
+    preloads_.clear();
+    vector_stores_.clear();
+    std::ostringstream lanes;
+    for (int j = 0; j < 4; ++j) {
+      vector_lane_ = j;
+      lanes << ind << "{\n";
+      lane(lanes, "(c0 + " + std::to_string(j) + "L)");
+      lanes << ind << "}\n";
+    }
+    vector_lane_ = -1;
+    for (const std::string& ro : preloads_) {
+      const int b = ro_buffer_[ro];
+      const Dtype d = value(kernel_.buffers[static_cast<size_t>(b)]).dtype;
+      const std::string V = std::string(cl_scalar(d)) + "4";
+      const std::string addr = "(p" + std::to_string(b) + " + " + ro + " + c0)";
+      if (aligned(b, ro, 4))
+        body << ind << "const " << V << " v" << ro << " = *(__global const " << V << "*)" << addr << ";\n";
+      else
+        body << ind << "const " << V << " v" << ro << " = vload4(0, " << addr << ");\n";
+    }
+    for (int b : vector_stores_)
+      body << ind << "xd_T_" << tag(value(kernel_.buffers[static_cast<size_t>(b)]).dtype) << " st" << b << "[4];\n";
+    body << lanes.str();
+    for (int b : vector_stores_) {
+      const Dtype d = value(kernel_.buffers[static_cast<size_t>(b)]).dtype;
+      const std::string V = std::string(cl_scalar(d)) + "4";
+      const std::string addr = "(p" + std::to_string(b) + " + r * " + std::to_string(cols_) + "L + c0)";
+      const std::string sb = "st" + std::to_string(b);
+      const std::string val = "(" + V + ")(" + sb + "[0], " + sb + "[1], " + sb + "[2], " + sb + "[3])";
+      if (dense_aligned(b, 4))
+        body << ind << "*(__global " << V << "*)" << addr << " = " << val << ";\n";
+      else
+        body << ind << "vstore4(" << val << ", 0, " << addr << ");\n";
+    }
+  }
+
+  std::string dense_at(const std::string& col) const { return "r * " + std::to_string(cols_) + "L + " + col; }
+
   void pointwise_kernel(std::ostream& body) {
-    const std::string ind = "    ";
     if (cl_) {
       const int64_t vec = 4;
       const int64_t blocks = (cols_ + vec - 1) / vec;
@@ -282,19 +324,15 @@ class KernelWriter {
       const uint64_t wg = t_.work_group;
       kernel_.global = (work + wg - 1) / wg * wg;
       kernel_.local = wg;
-      // Element code, once per lane of the vector path and once for the scalar tail.
-      std::ostringstream lanes, tail;
-      for (int j = 0; j < vec; ++j) {
-        vector_lane_ = j;
+      // A work-item does four columns of one row: the vector path, or the row's scalar tail.
+      std::ostringstream vec_path, tail;
+      vector_block(vec_path, "    ", [&](std::ostream& o, const std::string& col) {
         scope_.clear();
-        lanes << "    {\n";
-        elements(lanes, Phase::prologue, "(c0 + " + std::to_string(j) + "L)", "", true, "      ");
-        lanes << "    }\n";
-      }
-      vector_lane_ = -1;
+        elements(o, Phase::prologue, col, dense_at(col), true, "      ");
+      });
       scope_.clear();
-      elements(tail, Phase::prologue, "c", "r * " + std::to_string(cols_) + "L + c", true, "      ");
-      // setup_ runs before `r` is known in a pointwise kernel: it is filled after r and c0.
+      elements(tail, Phase::prologue, "c", dense_at("c"), true, "      ");
+      // The row offsets need r: they follow the work-item's position.
       std::ostringstream head;
       head << "  const ulong g = get_global_id(0);\n  if (g >= " << work << "UL) return;\n";
       head << "  const long r = (long)(g / " << blocks << "UL);\n  const long c0 = (long)(g - (ulong)r * " << blocks
@@ -303,30 +341,7 @@ class KernelWriter {
       setup_.str("");
       setup_ << head.str() << offsets;
       const bool full = cols_ % vec == 0;
-      body << "  if (" << (full ? "1" : "c0 + 4L <= " + std::to_string(cols_) + "L") << ") {\n";
-      for (const std::string& ro : preloads_) {
-        const int b = ro_buffer_[ro];
-        const Dtype d = value(kernel_.buffers[static_cast<size_t>(b)]).dtype;
-        const std::string V = std::string(cl_scalar(d)) + "4";
-        const std::string addr = "(p" + std::to_string(b) + " + " + ro + " + c0)";
-        if (aligned(b, ro, 4))
-          body << "    const " << V << " v" << ro << " = *(__global const " << V << "*)" << addr << ";\n";
-        else
-          body << "    const " << V << " v" << ro << " = vload4(0, " << addr << ");\n";
-      }
-      for (int b : vector_stores_) body << "    xd_T_" << tag(value(kernel_.buffers[static_cast<size_t>(b)]).dtype) << " st" << b << "[4];\n";
-      body << lanes.str();
-      for (int b : vector_stores_) {
-        const Dtype d = value(kernel_.buffers[static_cast<size_t>(b)]).dtype;
-        const std::string V = std::string(cl_scalar(d)) + "4";
-        const std::string addr = "(p" + std::to_string(b) + " + r * " + std::to_string(cols_) + "L + c0)";
-        const std::string val = "(" + V + ")(st" + std::to_string(b) + "[0], st" + std::to_string(b) + "[1], st" +
-                                std::to_string(b) + "[2], st" + std::to_string(b) + "[3])";
-        if (dense_aligned(b, 4))
-          body << "    *(__global " << V << "*)" << addr << " = " << val << ";\n";
-        else
-          body << "    vstore4(" << val << ", 0, " << addr << ");\n";
-      }
+      body << "  if (" << (full ? "1" : "c0 + 4L <= " + std::to_string(cols_) + "L") << ") {\n" << vec_path.str();
       body << "  } else {\n    for (long c = c0; c < " << cols_ << "L; ++c) {\n" << tail.str() << "    }\n  }\n";
       return;
     }
@@ -336,7 +351,7 @@ class KernelWriter {
     kernel_.global = static_cast<uint64_t>(rows_ * chunks);
     kernel_.local = static_cast<uint64_t>(std::max<int64_t>(1, 16384 / std::max<int64_t>(chunk, 1)));
     std::ostringstream el;
-    elements(el, Phase::prologue, "c", "r * " + std::to_string(cols_) + "L + c", true, "      ");
+    elements(el, Phase::prologue, "c", dense_at("c"), true, "      ");
     std::ostringstream head;
     head << "  for (long u = begin; u < end; ++u) {\n";
     head << "  const long r = u / " << chunks << "L;\n";
@@ -376,6 +391,28 @@ class KernelWriter {
   }
 
   // ---------------------------------------------------------------- row kernels
+  // Whether the row's prologue values matter only as the reduction's input: then a device kernel
+  // may keep that input in registers between its passes instead of computing it again.
+  bool prologue_only_feeds_reduction() const {
+    const Node& red = node(k_.reduction);
+    for (size_t i = 0; i < k_.nodes.size(); ++i) {
+      const int id = k_.nodes[i];
+      if (id == k_.reduction) continue;
+      const Node& n = node(id);
+      if (k_.phase[i] == Phase::prologue) {
+        if (stored(n.outputs[0].value)) return false;
+        continue;
+      }
+      for (const View& v : n.inputs)
+        if (v.value >= 0 && value(v.value).kind == ValueKind::produced && v.value != red.outputs[0].value) {
+          const Node& p = node(value(v.value).producer);
+          for (size_t j = 0; j < k_.nodes.size(); ++j)
+            if (k_.nodes[j] == value(v.value).producer && k_.phase[j] == Phase::prologue && &p != &red) return false;
+        }
+    }
+    return true;
+  }
+
   void row_kernel(std::ostream& body) {
     const Node& red = node(k_.reduction);
     const xd_op op = red.op;
@@ -385,98 +422,130 @@ class KernelWriter {
     const char* CT = compute_type(xd);
     const bool per_element = op == XD_OP_SOFTMAX || op == XD_OP_LOG_SOFTMAX || op == XD_OP_RMS_NORM;
     const bool is_max = op == XD_OP_AMAX || op == XD_OP_AMIN || op == XD_OP_SOFTMAX || op == XD_OP_LOG_SOFTMAX;
+    const bool softmax = op == XD_OP_SOFTMAX || op == XD_OP_LOG_SOFTMAX;
     // Accumulation: double on the CPU for floating sums (the reference's), the compute type on
     // devices (float, or double for f64); integers in wrapping long.
     const char ak = xk == 'l' ? 'l' : (cl_ ? xk : 'd');
     const char* AT = ak == 'l' ? "long" : ak == 'd' ? "double" : "float";
     const std::string cols = std::to_string(cols_) + "L";
-    const std::string dense = "r * " + cols + " + c";
     const std::string ind = "      ";
 
+    // Devices: a work-group per row. When the row splits into four-column blocks evenly over the
+    // group (at most 16 blocks per work-item), each pass is unrolled over vector blocks, and the
+    // reduction's input stays in registers between passes when nothing else of the prologue is
+    // needed after the first.
+    uint32_t wg = t_.work_group;
+    int64_t nv = 0;
     if (cl_) {
-      kernel_.global = static_cast<uint64_t>(rows_) * t_.work_group;
-      kernel_.local = t_.work_group;
+      for (uint32_t w = t_.work_group; w >= 32 && nv == 0; w /= 2)
+        if (cols_ % (4 * static_cast<int64_t>(w)) == 0 && cols_ / (4 * static_cast<int64_t>(w)) <= 16) {
+          wg = w;
+          nv = cols_ / (4 * static_cast<int64_t>(w));
+        }
+    }
+    const bool vec = nv > 0;
+    const bool cache = vec && per_element && prologue_only_feeds_reduction();
+    bool cached = false;  // xr holds the input (after the first pass)
+
+    if (cl_) {
+      kernel_.global = static_cast<uint64_t>(rows_) * wg;
+      kernel_.local = wg;
       setup_ << "  const long r = (long)get_group_id(0);\n  const int lid = (int)get_local_id(0);\n";
-      setup_ << "  __local " << (is_max ? CT : AT) << " red[" << t_.work_group << "];\n";
-      if (op == XD_OP_SOFTMAX || op == XD_OP_LOG_SOFTMAX) setup_ << "  __local " << AT << " red2[" << t_.work_group << "];\n";
+      setup_ << "  __local " << (is_max ? CT : AT) << " red[" << wg << "];\n";
+      if (softmax) setup_ << "  __local " << AT << " red2[" << wg << "];\n";
+      if (cache) setup_ << "  " << CT << " xr[" << nv * 4 << "];\n";
     } else {
       kernel_.global = static_cast<uint64_t>(rows_);
       kernel_.local = static_cast<uint64_t>(std::max<int64_t>(1, 16384 / std::max<int64_t>(cols_, 1)));
       setup_ << "  for (long r = begin; r < end; ++r) {\n";
     }
-    // The reduction's input for one element: the prologue's value or a load.
-    auto x_of = [&](std::ostream& o, bool stores) {
+    // The reduction's input at column `col`: from registers, or the prologue's value (or a load).
+    auto x_at = [&](std::ostream& o, const std::string& col, bool stores) -> std::string {
+      if (cached) return "xr[i * 4 + " + col.substr(col.find('+') + 2, 1) + "]";
       scope_.clear();
-      elements(o, Phase::prologue, "c", dense, stores, ind);
-      return operand(xv, Phase::prologue, "c");
+      elements(o, Phase::prologue, col, dense_at(col), stores, ind);
+      std::string x = operand(xv, Phase::prologue, col);
+      if (cache) {
+        o << ind << "xr[i * 4 + " << col.substr(col.find('+') + 2, 1) << "] = " << x << ";\n";
+      }
+      return x;
     };
-    const std::string loop = cl_ ? "    for (long c = lid; c < " + cols + "; c += " + std::to_string(t_.work_group) + "L) {\n"
-                                 : "    for (long c = 0; c < " + cols + "; ++c) {\n";
+    // One pass over the row: `each(o, col)` writes one column's statements. `reduction` is the
+    // OpenMP clause of the CPU loop.
+    auto pass = [&](const std::string& reduction, auto&& each) {
+      if (vec) {
+        body << "#pragma unroll\n  for (int i = 0; i < " << nv << "; ++i) {\n    const long c0 = ((long)i * " << wg
+             << "L + lid) * 4L;\n";
+        vector_block(body, "    ", [&](std::ostream& o, const std::string& col) { each(o, col); });
+        body << "  }\n";
+        return;
+      }
+      std::ostringstream el;
+      each(el, std::string("c"));
+      if (!cl_) body << "#pragma omp simd" << reduction << "\n";
+      body << (cl_ ? "  for (long c = lid; c < " + cols + "; c += " + std::to_string(wg) + "L) {\n"
+                   : "  for (long c = 0; c < " + cols + "; ++c) {\n")
+           << el.str() << "  }\n";
+    };
     const std::string nan = std::string("xd_isnan_") + xk;
+    auto pick = [&](const std::string& a, const std::string& b, bool min) {
+      return min ? "(" + b + " < " + a + " ? " + b + " : " + a + ")" : "(" + a + " < " + b + " ? " + b + " : " + a + ")";
+    };
     auto combine_max = [&](const std::string& a, const std::string& b, bool min) {
-      if (xk == 'l') return min ? "(" + b + " < " + a + " ? " + b + " : " + a + ")" : "(" + a + " < " + b + " ? " + b + " : " + a + ")";
-      return nan + "(" + a + ") ? " + a + " : " + nan + "(" + b + ") ? " + b + " : " +
-             (min ? "(" + b + " < " + a + " ? " + b + " : " + a + ")" : "(" + a + " < " + b + " ? " + b + " : " + a + ")");
+      if (xk == 'l') return pick(a, b, min);
+      return nan + "(" + a + ") ? " + a + " : " + nan + "(" + b + ") ? " + b + " : " + pick(a, b, min);
     };
     // Group-wide combination on devices (a tree in local memory); nothing on the CPU.
-    auto group_reduce = [&](const char* arr, const std::string& var, const std::string& comb_a_b) {
+    auto group_reduce = [&](const char* arr, const char* type, const std::string& var, const std::string& comb_a_b) {
       if (!cl_) return;
       body << "  " << arr << "[lid] = " << var << ";\n  barrier(CLK_LOCAL_MEM_FENCE);\n";
-      body << "  for (int s = " << t_.work_group / 2 << "; s > 0; s >>= 1) {\n    if (lid < s) { const "
-           << (std::string(arr) == "red" && is_max ? CT : AT) << " a = " << arr << "[lid], b = " << arr
-           << "[lid + s]; " << arr << "[lid] = " << comb_a_b << "; }\n    barrier(CLK_LOCAL_MEM_FENCE);\n  }\n";
+      body << "  for (int s = " << wg / 2 << "; s > 0; s >>= 1) {\n    if (lid < s) { const " << type << " a = " << arr
+           << "[lid], b = " << arr << "[lid + s]; " << arr << "[lid] = " << comb_a_b
+           << "; }\n    barrier(CLK_LOCAL_MEM_FENCE);\n  }\n";
       body << "  " << var << " = " << arr << "[0];\n  barrier(CLK_LOCAL_MEM_FENCE);\n";
     };
     const std::string neg_inf = xk == 'l' ? "(-9223372036854775807L - 1L)" : "-" + literal_kind(xk, HUGE_VAL);
     const std::string pos_inf = xk == 'l' ? "9223372036854775807L" : literal_kind(xk, HUGE_VAL);
 
-    std::string m;  // the row maximum (softmax) or the row's reduced value
     if (is_max) {
       const bool min = op == XD_OP_AMIN;
+      const bool nan_flag = !cl_ && xk != 'l';  // the CPU's simd max loses NaNs: counted aside
       body << "  " << CT << " mx = " << (min ? pos_inf : neg_inf) << ";\n";
-      if (!cl_ && xk != 'l') body << "  int any_nan = 0;\n";
-      std::ostringstream el;
-      const std::string x = x_of(el, false);
-      if (!cl_ && xk != 'l') {
-        body << "#pragma omp simd reduction(" << (min ? "min" : "max") << ":mx) reduction(|:any_nan)\n" << loop << el.str();
-        body << ind << "any_nan |= " << nan << "(" << x << ") ? 1 : 0;\n";
-        body << ind << "mx = " << (min ? x + " < mx ? " + x + " : mx" : "mx < " + x + " ? " + x + " : mx") << ";\n    }\n";
-        body << "  if (any_nan) mx = " << literal_kind(xk, NAN) << ";\n";
-      } else {
-        if (!cl_) body << "#pragma omp simd reduction(" << (min ? "min" : "max") << ":mx)\n";
-        body << loop << el.str() << ind << "mx = " << combine_max("mx", x, min) << ";\n    }\n";
-        group_reduce("red", "mx", combine_max("a", "b", min));
-      }
-      m = "mx";
+      if (nan_flag) body << "  int any_nan = 0;\n";
+      const std::string clause = std::string(" reduction(") + (min ? "min" : "max") + ":mx)" + (nan_flag ? " reduction(|:any_nan)" : "");
+      pass(clause, [&](std::ostream& o, const std::string& col) {
+        const std::string x = x_at(o, col, false);
+        if (nan_flag) {
+          o << ind << "any_nan |= " << nan << "(" << x << ") ? 1 : 0;\n";
+          o << ind << "mx = " << pick("mx", x, min) << ";\n";
+        } else {
+          o << ind << "mx = " << combine_max("mx", x, min) << ";\n";
+        }
+      });
+      cached = cache;
+      if (nan_flag) body << "  if (any_nan) mx = " << literal_kind(xk, NAN) << ";\n";
+      group_reduce("red", CT, "mx", combine_max("a", "b", min));
     }
-    std::string acc;
-    if (op == XD_OP_SUM || op == XD_OP_MEAN || op == XD_OP_RMS_NORM || op == XD_OP_SOFTMAX || op == XD_OP_LOG_SOFTMAX) {
+    if (op == XD_OP_SUM || op == XD_OP_MEAN || op == XD_OP_RMS_NORM || softmax) {
       body << "  " << AT << " acc = 0;\n";
-      std::ostringstream el;
-      const std::string x = x_of(el, false);
-      std::string term;
-      if (op == XD_OP_RMS_NORM) {
-        term = "(" + std::string(AT) + ")" + x + " * (" + AT + ")" + x;
-      } else if (op == XD_OP_SOFTMAX || op == XD_OP_LOG_SOFTMAX) {
-        term = "(" + std::string(AT) + ")xd_exp_" + xk + "(" + x + " - mx)";
-      } else if (ak == 'l') {
-        term = "(long)" + x;
-      } else {
-        term = "(" + std::string(AT) + ")" + x;
-      }
-      if (!cl_) body << "#pragma omp simd reduction(+:acc)\n";
-      body << loop << el.str() << ind << (ak == 'l' ? "acc = (long)((ulong)acc + (ulong)(" + term + "));\n" : "acc += " + term + ";\n")
-           << "    }\n";
-      group_reduce(op == XD_OP_SOFTMAX || op == XD_OP_LOG_SOFTMAX ? "red2" : "red", "acc",
-                   ak == 'l' ? "(long)((ulong)a + (ulong)b)" : "a + b");
-      acc = "acc";
+      pass(" reduction(+:acc)", [&](std::ostream& o, const std::string& col) {
+        const std::string x = x_at(o, col, false);
+        std::string term;
+        if (op == XD_OP_RMS_NORM) {
+          term = "(" + std::string(AT) + ")" + x + " * (" + AT + ")" + x;
+        } else if (softmax) {
+          term = "(" + std::string(AT) + ")xd_exp_" + xk + "(" + x + " - mx)";
+        } else {
+          term = (ak == 'l' ? "(long)" : "(" + std::string(AT) + ")") + x;
+        }
+        o << ind << (ak == 'l' ? "acc = (long)((ulong)acc + (ulong)(" + term + "));\n" : "acc += " + term + ";\n");
+      });
+      cached = cache;
+      group_reduce(softmax ? "red2" : "red", AT, "acc", ak == 'l' ? "(long)((ulong)a + (ulong)b)" : "a + b");
     }
 
     if (per_element) {
       const Dtype yd = value(red.outputs[0].value).dtype;
-      std::ostringstream el;
-      const std::string x = x_of(el, true);
-      std::string y;
       if (op == XD_OP_RMS_NORM) {
         const auto* at = red.attrs_as<xd_attrs_rms_norm>();
         const double eps = at != nullptr ? at->eps : 1e-6;
@@ -488,39 +557,42 @@ class KernelWriter {
           const int b = buffer(red.outputs[1].value);
           body << "  " << (cl_ ? "if (lid == 0) " : "") << "p" << b << "[r] = " << encode(rd, compute_kind(rd), "rstd") << ";\n";
         }
-        std::string w;
-        if (red.inputs.size() > 1 && red.inputs[1].value >= 0) {
-          // The weight, viewed over the kernel's shape (broadcast over the rows).
-          View wv = red.inputs[1];
-          View full;
-          full.value = wv.value;
-          full.ndim = k_.ndim;
-          full.offset = wv.offset;
-          const int lead = k_.ndim - k_.reduced_dims;
-          for (int d = 0; d < k_.ndim; ++d) {
-            full.sizes[d] = k_.sizes[d];
-            full.strides[d] = d < lead ? 0 : wv.strides[d - lead];
-          }
-          const std::string wl = operand(full, Phase::prologue, "c");
-          w = " * (" + std::string(CT) + ")" + wl;
-        }
-        y = "(" + std::string(CT) + ")(" + x + " * (" + CT + ")rstd" + w + ")";
-      } else if (op == XD_OP_SOFTMAX) {
-        y = cl_ ? "xd_exp_" + std::string(1, xk) + "(" + x + " - mx) / acc"
-                : "(" + std::string(CT) + ")((double)xd_exp_" + std::string(1, xk) + "(" + x + " - mx) / acc)";
-      } else {
-        y = cl_ ? "(" + x + " - mx) - xd_log_" + std::string(1, ak) + "(acc)"
-                : "(" + std::string(CT) + ")((double)(" + x + " - mx) - xd_log_d(acc))";
       }
-      el << ind << "const " << compute_type(yd) << " y = " << round_to(yd, y) << ";\n";
-      scope_[red.outputs[0].value] = "y";
-      store(el, red.outputs[0].value, "y", dense, ind);
-      elements(el, Phase::epilogue_elements, "c", dense, true, ind);
-      if (!cl_) body << "#pragma omp simd\n";
-      body << loop << el.str() << "    }\n";
+      pass("", [&](std::ostream& o, const std::string& col) {
+        const std::string x = x_at(o, col, true);
+        std::string y;
+        if (op == XD_OP_RMS_NORM) {
+          std::string w;
+          if (red.inputs.size() > 1 && red.inputs[1].value >= 0) {
+            // The weight, viewed over the kernel's shape (broadcast over the rows).
+            const View& wv = red.inputs[1];
+            View full;
+            full.value = wv.value;
+            full.ndim = k_.ndim;
+            full.offset = wv.offset;
+            const int lead = k_.ndim - k_.reduced_dims;
+            for (int d = 0; d < k_.ndim; ++d) {
+              full.sizes[d] = k_.sizes[d];
+              full.strides[d] = d < lead ? 0 : wv.strides[d - lead];
+            }
+            w = " * (" + std::string(CT) + ")" + operand(full, Phase::prologue, col);
+          }
+          y = "(" + std::string(CT) + ")(" + x + " * (" + CT + ")rstd" + w + ")";
+        } else if (op == XD_OP_SOFTMAX) {
+          y = cl_ ? "xd_exp_" + std::string(1, xk) + "(" + x + " - mx) / acc"
+                  : "(" + std::string(CT) + ")((double)xd_exp_" + std::string(1, xk) + "(" + x + " - mx) / acc)";
+        } else {
+          y = cl_ ? "(" + x + " - mx) - xd_log_" + std::string(1, ak) + "(acc)"
+                  : "(" + std::string(CT) + ")((double)(" + x + " - mx) - xd_log_d(acc))";
+        }
+        o << ind << "const " << compute_type(yd) << " y = " << round_to(yd, y) << ";\n";
+        scope_[red.outputs[0].value] = "y";
+        store(o, red.outputs[0].value, "y", dense_at(col), ind);
+        elements(o, Phase::epilogue_elements, col, dense_at(col), true, ind);
+      });
     } else {
       const Dtype od = value(red.outputs[0].value).dtype;
-      std::string v = op == XD_OP_MEAN ? "acc / (" + std::string(AT) + ")" + std::to_string(cols_) : (is_max ? m : acc);
+      const std::string v = op == XD_OP_MEAN ? "acc / (" + std::string(AT) + ")" + std::to_string(cols_) : (is_max ? "mx" : "acc");
       std::ostringstream el;
       el << ind << "const " << compute_type(od) << " y = " << round_to(od, "(" + std::string(compute_type(od)) + ")(" + v + ")")
          << ";\n";
