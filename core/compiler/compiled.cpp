@@ -2,6 +2,8 @@
 #include <xd/compile.hpp>
 #include <xd/error.hpp>
 
+#include <xd/runtime.hpp>
+
 #include "compiler/codegen_target.hpp"
 #include "compiler/emitter.hpp"
 #include "compiler/schedule.hpp"
@@ -73,6 +75,30 @@ std::string guard_failure(const ArgSignature& want, const ArgSignature& got, siz
   return "";
 }
 
+// The guards, checked on the arguments themselves (no signature built): every call's path.
+bool matches_args(const std::vector<ArgSignature>& want, const std::vector<Tensor>& args) {
+  if (want.size() != args.size()) return false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const ArgSignature& w = want[i];
+    if (w.defined != args[i].defined()) return false;
+    if (!w.defined) continue;
+    const TensorImpl& t = args[i].impl();
+    if (t.dtype != w.dtype || t.ndim != w.ndim || !(t.device() == w.device) || t.byte_offset() % 64 != w.align) return false;
+    for (int d = 0; d < t.ndim; ++d)
+      if (t.sizes[d] != w.sizes[d] || t.strides[d] != w.strides[d]) return false;
+    int alias = -1;
+    int64_t delta = 0;
+    for (size_t j = 0; j < i; ++j)
+      if (args[j].defined() && args[j].impl().storage == t.storage) {
+        alias = static_cast<int>(j);
+        delta = t.storage_offset - args[j].impl().storage_offset;
+        break;
+      }
+    if (alias != w.alias_of || delta != w.alias_delta) return false;
+  }
+  return true;
+}
+
 int64_t pow2_dividing(uint64_t bytes_mod64, size_t itemsize) {
   // Element alignment known of a base at `bytes_mod64` past a 64-byte boundary.
   const uint64_t b = bytes_mod64 == 0 ? 64 : (bytes_mod64 & (~bytes_mod64 + 1));
@@ -95,6 +121,7 @@ struct Entry {
   std::vector<int> fused_of_step;    // step -> index into fused, or -1
   std::vector<int> last_use;         // value -> last step reading or writing it
   std::vector<bool> is_output;       // value -> returned
+  std::vector<int> whole_output;     // value -> the output returning the whole buffer (allocated in its shape), or -1
 };
 
 uint64_t fnv1a(const std::string& s) {
@@ -112,12 +139,9 @@ struct CompiledCore::State {
   std::vector<std::shared_ptr<Entry>> entries;
   CompileStats stats;
 
-  std::shared_ptr<Entry> find(const std::vector<ArgSignature>& sig) const {
-    for (const auto& e : entries) {
-      bool ok = e->sig.size() == sig.size();
-      for (size_t i = 0; ok && i < sig.size(); ++i) ok = guard_failure(e->sig[i], sig[i], i).empty();
-      if (ok) return e;
-    }
+  std::shared_ptr<Entry> find(const std::vector<Tensor>& args) const {
+    for (const auto& e : entries)
+      if (matches_args(e->sig, args)) return e;
     return nullptr;
   }
 
@@ -135,7 +159,19 @@ void CompiledCore::State::build(Entry& e) {
   const size_t nv = e.graph.values.size();
   e.last_use.assign(nv, -1);
   e.is_output.assign(nv, false);
-  for (const View& o : e.graph.outputs) e.is_output[static_cast<size_t>(o.value)] = true;
+  e.whole_output.assign(nv, -1);
+  for (size_t i = 0; i < e.graph.outputs.size(); ++i) {
+    const View& o = e.graph.outputs[i];
+    e.is_output[static_cast<size_t>(o.value)] = true;
+    const Value& val = e.graph.values[static_cast<size_t>(o.value)];
+    bool contiguous = o.offset == 0 && o.numel() == val.numel;
+    for (int d = o.ndim - 1, expect = 1; d >= 0 && contiguous; --d) {
+      contiguous = o.strides[d] == expect;
+      expect *= static_cast<int>(o.sizes[d]);
+    }
+    if (val.kind != ValueKind::input && contiguous && e.whole_output[static_cast<size_t>(o.value)] < 0)
+      e.whole_output[static_cast<size_t>(o.value)] = static_cast<int>(i);
+  }
   for (size_t i = 0; i < e.graph.nodes.size(); ++i) {
     const int st = e.sched.step_of[i];
     if (st < 0) continue;
@@ -201,7 +237,13 @@ std::vector<Tensor> CompiledCore::State::run(const Entry& e, const std::vector<T
   auto make = [&](int v) {
     if (!buf[static_cast<size_t>(v)]) {
       const Value& val = g.values[static_cast<size_t>(v)];
-      buf[static_cast<size_t>(v)] = allocate_tensor(dev, {val.numel}, val.dtype);
+      const int whole = e.whole_output[static_cast<size_t>(v)];
+      if (whole >= 0) {
+        const View& o = g.outputs[static_cast<size_t>(whole)];
+        buf[static_cast<size_t>(v)] = allocate_tensor(dev, IntList(o.sizes, static_cast<size_t>(o.ndim)), val.dtype);
+      } else {
+        buf[static_cast<size_t>(v)] = allocate_tensor(dev, {val.numel}, val.dtype);
+      }
     }
   };
   auto view = [&](const View& w) {
@@ -231,9 +273,19 @@ std::vector<Tensor> CompiledCore::State::run(const Entry& e, const std::vector<T
       launch(n.op, n.key, dev, std::span<const Arg>(in), std::span<const Arg>(out), n.attrs_ptr());
     } else {
       const FusedRun& fr = e.fused[static_cast<size_t>(e.fused_of_step[st])];
-      std::vector<int64_t> offsets(fr.emitted.buffers.size());
-      std::vector<xd_codegen_arg> cargs;
-      cargs.reserve(2 * offsets.size());
+      // Arguments on the stack for the usual few buffers (this is every small call's path).
+      constexpr size_t kSmall = 16;
+      const size_t nb = fr.emitted.buffers.size();
+      int64_t offsets_small[kSmall];
+      xd_codegen_arg cargs_small[2 * kSmall];
+      std::vector<int64_t> offsets_big;
+      std::vector<xd_codegen_arg> cargs_big;
+      if (nb > kSmall) {
+        offsets_big.resize(nb);
+        cargs_big.resize(2 * nb);
+      }
+      int64_t* offsets = nb > kSmall ? offsets_big.data() : offsets_small;
+      xd_codegen_arg* cargs = nb > kSmall ? cargs_big.data() : cargs_small;
       StreamState& stream = current_stream_state(dev);
       for (size_t i = 0; i < fr.emitted.buffers.size(); ++i) {
         const int v = fr.emitted.buffers[i];
@@ -246,8 +298,8 @@ std::vector<Tensor> CompiledCore::State::run(const Entry& e, const std::vector<T
         }
         const TensorImpl& t = *buf[static_cast<size_t>(v)];
         offsets[i] = static_cast<int64_t>(t.byte_offset() / itemsize(t.dtype));
-        cargs.push_back(xd_codegen_arg{XD_CODEGEN_ARG_BUFFER, 0, t.storage->handle});
-        cargs.push_back(xd_codegen_arg{XD_CODEGEN_ARG_VALUE, sizeof(int64_t), &offsets[i]});
+        cargs[2 * i] = xd_codegen_arg{XD_CODEGEN_ARG_BUFFER, 0, t.storage->handle};
+        cargs[2 * i + 1] = xd_codegen_arg{XD_CODEGEN_ARG_VALUE, sizeof(int64_t), &offsets[i]};
       }
       xd_codegen_grid grid{};
       grid.dims = 1;
@@ -257,7 +309,7 @@ std::vector<Tensor> CompiledCore::State::run(const Entry& e, const std::vector<T
       const Backend& b = *dev.backend;
       if (grid.global[0] > 0) {
         const xd_status s = e.target->api->kernel_launch(b.api.ctx, dev.plugin_device, stream.handle, fr.kernel,
-                                                         cargs.data(), static_cast<int32_t>(cargs.size()), &grid);
+                                                         cargs, static_cast<int32_t>(2 * nb), &grid);
         if (s != XD_OK) {
           const std::string msg = take_plugin_error();
           const std::string text = "xd::compile: launching " + fr.emitted.name + " on " + dev.device.str() +
@@ -273,9 +325,14 @@ std::vector<Tensor> CompiledCore::State::run(const Entry& e, const std::vector<T
   }
   std::vector<Tensor> out;
   out.reserve(g.outputs.size());
-  for (const View& w : g.outputs) {
+  for (size_t i = 0; i < g.outputs.size(); ++i) {
+    const View& w = g.outputs[i];
     make(w.value);  // a returned constant that no step stored: cannot happen (FILL steps), kept safe
-    out.emplace_back(view(w));
+    if (e.whole_output[static_cast<size_t>(w.value)] == static_cast<int>(i)) {
+      out.emplace_back(std::const_pointer_cast<TensorImpl>(buf[static_cast<size_t>(w.value)]));
+    } else {
+      out.emplace_back(view(w));
+    }
   }
   return out;
 }
@@ -297,13 +354,13 @@ std::vector<Tensor> CompiledCore::call(const std::vector<Tensor>& inputs) {
   State& st = *state_;
   // Inside another function's trace: run the ops so that the outer trace records them.
   if (active_tracer() != nullptr) return st.fn(inputs);
-  std::vector<ArgSignature> sig(inputs.size());
-  for (size_t i = 0; i < inputs.size(); ++i) sig[i] = signature_of(inputs, i);
   std::shared_ptr<Entry> e;
   {
     std::unique_lock<std::mutex> lock(st.mutex);
-    e = st.find(sig);
+    e = st.find(inputs);
     if (!e) {
+      std::vector<ArgSignature> sig(inputs.size());
+      for (size_t i = 0; i < inputs.size(); ++i) sig[i] = signature_of(inputs, i);
       if (static_cast<int>(st.entries.size()) >= st.options.max_graphs) {
         const Entry& last = *st.entries.back();
         std::string why;

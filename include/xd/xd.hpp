@@ -2,6 +2,7 @@
 #pragma once
 
 #include <xd/backend.hpp>
+#include <xd/compile.hpp>
 #include <xd/device.hpp>
 #include <xd/dtype.hpp>
 #include <xd/error.hpp>
