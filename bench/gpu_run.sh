@@ -48,6 +48,11 @@ section "xd-bench: weight_int4_mm decode, K = N = 16384 (128 MiB of int4 weights
 section "xd-bench: sparse CSR 8192x8192 at 1% and 5% x dense 8192x256 f32, and the dense mm of that shape"
 "${bench[@]}" --op sparse_mm_1pct --op sparse_mm_5pct --reps 20 --json "$out/sparse.json" --csv "$out/sparse.csv"
 "${bench[@]}" --op mm --size 8192x256x8192 --reps 20 --json "$out/sparse_dense_mm.json" --csv "$out/sparse_dense_mm.csv"
+section "xd-bench: xd::compile's fused chains, eager vs compiled, with its first calls"
+"${bench[@]}" --op chain6 --op silu_mul_add --op silu_rms_norm --size 4096x4096 --size 16384x8192 --reps 20 \
+  --compile-time --json "$out/fused.json" --csv "$out/fused.csv"
+"${bench[@]}" --op llama_mlp --size 512x4096x11008 --size 2048x4096x11008 --reps 10 --compile-time \
+  --json "$out/llama_mlp.json" --csv "$out/llama_mlp.csv"
 section "xd-bench: every workload, f32, default sizes, with cold/warm start"
 "${bench[@]}" --reps 10 --startup --json "$out/all.json" --csv "$out/all.csv"
 section "PyTorch"

@@ -1,23 +1,43 @@
 #!/usr/bin/env python3
-"""PyTorch on CUDA beside xd-bench: the same workloads, sizes and traffic model, timed the same way
-(CUDA events around each of N calls after warm-up, the median reported), so that the figures in
-docs/performance.md compare like with like on one machine in one run.
+"""PyTorch beside xd-bench: the same workloads, sizes and traffic model, timed the same way
+(CUDA events around each of N calls after warm-up, the median reported; on the CPU the host clock
+around each call), so that the figures in docs/performance.md compare like with like on one
+machine in one run.
 
     python3 bench/torch_reference.py --csv torch.csv [--reps 20] [--warmup 3]
+    python3 bench/torch_reference.py --suite fused --csv fused.csv            # CUDA, full sizes
+    python3 bench/torch_reference.py --device cpu --suite fused --quick       # this machine
 
+Suites: "ops" (the single-op workloads, CUDA only), "fused" (xd-bench's chain6, silu_mul_add,
+silu_rms_norm and llama_mlp, each eager and through torch.compile in the same run: the compiled
+row's speedup is the eager median over its own; torch.compile's first call, compilation included,
+is in its kernels column), "all" (both). Where torch.compile is missing or fails (PyTorch before
+2.0, no working inductor compiler) its rows say "unavailable: <why>" and carry no numbers.
 Matmul runs with TF32 off (torch.backends.cuda.matmul.allow_tf32 = False): fp32 is fp32, as in
-xdispatch's kernels. Rows: backend=torch, same columns as xd-bench --csv.
+xdispatch's kernels. Rows: backend=torch, same columns as xd-bench --csv (mode: eager or compiled
+on the fused rows).
 """
 import argparse
 import csv
+import os
 import statistics
 import sys
+import time
 
 import torch
 import torch.nn.functional as F
 
 
 def timed(fn, reps, warmup):
+    if not torch.cuda.is_available() or _DEVICE[0] == "cpu":
+        for _ in range(warmup):
+            fn()
+        out = []
+        for _ in range(reps):
+            t0 = time.perf_counter()
+            fn()
+            out.append((time.perf_counter() - t0) * 1e3)
+        return out
     for _ in range(warmup):
         fn()
     torch.cuda.synchronize()
@@ -37,26 +57,117 @@ def rms_norm_fn():
     return lambda x, w, eps: x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) * w
 
 
+_DEVICE = ["cuda"]  # set by main(): where timed() runs
+
+
+def sync():
+    if _DEVICE[0] == "cuda":
+        torch.cuda.synchronize()
+
+
+def fused_sizes(device, quick):
+    """(workload, size) pairs: the sizes of docs/performance.md's compiler section."""
+    if quick:
+        return [("chain6", [4096, 4096]), ("silu_mul_add", [4096, 4096]), ("silu_rms_norm", [4096, 4096]),
+                ("llama_mlp", [64, 1024, 2816])]
+    big = [[4096, 4096], [16384, 8192]]
+    out = [(w, s) for w in ("chain6", "silu_mul_add", "silu_rms_norm") for s in big]
+    return out + [("llama_mlp", [512, 4096, 11008]), ("llama_mlp", [2048, 4096, 11008])]
+
+
+def fused_case(name, size, dev, dt, norm, eps):
+    """The function, its inputs (as xd-bench's fused_workload.cpp makes them) and bytes, flops."""
+    def uniform(shape, lo, span):
+        return (torch.rand(*shape, device=dev) * span + lo).to(dt)
+
+    s = torch.tensor([], dtype=dt).element_size()
+    if name == "llama_mlp":
+        t, h, i = size
+        ins = [uniform([t, h], -1.0, 2.0), uniform([h, i], -0.02, 0.04), uniform([h, i], -0.02, 0.04),
+               uniform([i, h], -0.02, 0.04)]
+        return (lambda x, g, u, d: (F.silu(x @ g) * (x @ u)) @ d), ins, (2.0 * t * h + 3.0 * h * i) * s, 6.0 * t * h * i
+    n = 1
+    for d in size:
+        n *= d
+    if name == "chain6":
+        return (lambda x, y: torch.exp(torch.tanh(F.gelu(x * 0.5 + y) * y - x))), \
+            [uniform(size, -1.0, 2.0), uniform(size, -1.0, 2.0)], 3.0 * n * s, 0.0
+    if name == "silu_mul_add":
+        return (lambda x, y, z: F.silu(x) * y + z), [uniform(size, -1.0, 2.0) for _ in range(3)], 4.0 * n * s, 0.0
+    if name == "silu_rms_norm":
+        return (lambda x, w: F.silu(norm(x, w, eps))), [uniform(size, -1.0, 2.0), uniform([size[-1]], 0.5, 1.0)], \
+            (2.0 * n + size[-1]) * s, 0.0
+    raise ValueError(name)
+
+
+def compile_unavailable():
+    """Why torch.compile cannot run here, or None."""
+    if not hasattr(torch, "compile"):
+        return f"torch {torch.__version__} has no torch.compile (it came with PyTorch 2.0)"
+    return None
+
+
+def fused_suite(args, dev, add, rows):
+    norm = rms_norm_fn()
+    eps = torch.finfo(torch.float32).eps
+    why_not = compile_unavailable()
+    for name, size in fused_sizes(dev.type, args.quick):
+        fn, ins, nbytes, flops = fused_case(name, size, dev, torch.float32, norm, eps)
+        eager = add(name, "f32", size, lambda: fn(*ins), nbytes, flops, kernel="eager", mode="eager")
+        sync()
+        if why_not is None:
+            try:
+                torch._dynamo.reset()  # a fresh compilation for each case: its first call is the cold one
+                cfn = torch.compile(fn)
+                t0 = time.perf_counter()
+                cfn(*ins)
+                sync()
+                first = (time.perf_counter() - t0) * 1e3
+                r = add(name, "f32", size, lambda: cfn(*ins), nbytes, flops,
+                        kernel=f"torch.compile (inductor); first call {first:.0f} ms", mode="compiled")
+                r["speedup"] = eager["median_ms"] / r["median_ms"]
+                continue
+            except Exception as e:  # the reason goes into the row: never a number that was not measured
+                why = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+                rows.append(unavailable_row(args, name, size, "torch.compile failed: " + why))
+                continue
+        rows.append(unavailable_row(args, name, size, why_not))
+
+
+def unavailable_row(args, name, size, why):
+    return {"backend": "torch", "op": name, "dtype": "f32", "size": "x".join(map(str, size)),
+            "status": "unavailable: " + why, "reps": args.reps, "median_ms": 0.0, "min_ms": 0.0, "gbps": 0.0,
+            "gflops": 0.0, "kernels": "torch.compile", "mode": "compiled", "speedup": 0.0}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--copy-mib", type=float, default=256)
     ap.add_argument("--csv", default="-")
+    ap.add_argument("--device", choices=["cuda", "cpu"], default="cuda")
+    ap.add_argument("--suite", choices=["all", "ops", "fused"], default="all")
+    ap.add_argument("--quick", action="store_true", help="fused suite at the CPU sizes (llama_mlp 64x1024x2816)")
+    ap.add_argument("--threads", type=int, default=os.cpu_count(), help="intra-op threads on the CPU")
     args = ap.parse_args()
+    if args.device == "cpu" and args.suite != "fused":
+        ap.error("the single-op suite is CUDA-only: use --suite fused with --device cpu")
+    _DEVICE[0] = args.device
 
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
-    dev = torch.device("cuda")
-    dtypes = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}
+    if args.device == "cpu":
+        torch.set_num_threads(args.threads)
+    dev = torch.device(args.device)
     rows = []
 
-    def add(op, dtype, size, fn, nbytes=0.0, flops=0.0, kernel=""):
+    def add(op, dtype, size, fn, nbytes=0.0, flops=0.0, kernel="", mode=""):
         ms = timed(fn, args.reps, args.warmup)
         med = statistics.median(ms)
         rows.append({"backend": "torch", "op": op, "dtype": dtype, "size": "x".join(map(str, size)), "status": "ok",
                      "reps": args.reps, "median_ms": med, "min_ms": min(ms), "gbps": nbytes / (med * 1e6),
-                     "gflops": flops / (med * 1e6), "kernels": kernel})
+                     "gflops": flops / (med * 1e6), "kernels": kernel, "mode": mode, "speedup": 0.0})
         return rows[-1]
 
     n = int(args.copy_mib * 1024 * 1024 / 4)
@@ -66,6 +177,47 @@ def main():
     copy_gbps = copy["gbps"]
     del src, dst
 
+    if args.suite in ("all", "ops"):
+        ops_suite(args, dev, add)
+    if args.suite in ("all", "fused"):
+        fused_suite(args, dev, add, rows)
+
+    for r in rows:
+        r["copy_gbps"] = copy_gbps
+        r["copy_fraction"] = r["gbps"] / copy_gbps
+    out = sys.stdout if args.csv == "-" else open(args.csv, "w", newline="")
+    cols = ["backend", "op", "dtype", "size", "status", "reps", "median_ms", "min_ms", "gbps", "gflops", "copy_gbps",
+            "copy_fraction", "kernels", "mode", "speedup"]
+    wr = csv.DictWriter(out, fieldnames=cols)
+    wr.writeheader()
+    for r in rows:
+        wr.writerow({c: r[c] for c in cols})
+    where = torch.cuda.get_device_name() if args.device == "cuda" else f"the CPU, {torch.get_num_threads()} threads"
+    print(f"torch {torch.__version__} on {where}: copy {copy_gbps:.1f} GB/s", file=sys.stderr)
+    print_fused(rows)
+
+
+def print_fused(rows):
+    """The fused rows as xd-bench prints them: eager vs compiled side by side (to stderr)."""
+    fused = [r for r in rows if r["mode"] == "compiled"]
+    if not fused:
+        return
+    print(f"{'op':<14} {'size':<16} {'eager ms':>10} {'compiled ms':>11} {'GB/s':>8} {'GFLOP/s':>8} {'%copy':>6} "
+          f"{'speedup':>8}  note", file=sys.stderr)
+    for c in fused:
+        e = next((r for r in rows if r["mode"] == "eager" and r["op"] == c["op"] and r["size"] == c["size"]), None)
+        em = f"{e['median_ms']:.4f}" if e else "-"
+        if c["status"] != "ok":
+            print(f"{c['op']:<14} {c['size']:<16} {em:>10} {c['status']}", file=sys.stderr)
+            continue
+        gf = f"{c['gflops']:.0f}" if c["gflops"] > 0 else "-"
+        cp = f"{100 * c['copy_fraction']:.0f}%" if c["gflops"] == 0 else "-"
+        print(f"{c['op']:<14} {c['size']:<16} {em:>10} {c['median_ms']:>11.4f} {c['gbps']:>8.1f} {gf:>8} {cp:>6} "
+              f"{c['speedup']:>7.2f}x  {c['kernels']}", file=sys.stderr)
+
+
+def ops_suite(args, dev, add):
+    dtypes = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}
     norm = rms_norm_fn()
     eps = torch.finfo(torch.float32).eps
     for size in ([4096, 4096], [16384, 8192], [65536, 4096]):
@@ -148,18 +300,6 @@ def main():
             2.0 * m * n * k, kernel="cuBLAS (dense mm of the same operands)")
         del a, ad
     del bd
-
-    for r in rows:
-        r["copy_gbps"] = copy_gbps
-        r["copy_fraction"] = r["gbps"] / copy_gbps
-    out = sys.stdout if args.csv == "-" else open(args.csv, "w", newline="")
-    cols = ["backend", "op", "dtype", "size", "status", "reps", "median_ms", "min_ms", "gbps", "gflops", "copy_gbps",
-            "copy_fraction", "kernels"]
-    wr = csv.DictWriter(out, fieldnames=cols)
-    wr.writeheader()
-    for r in rows:
-        wr.writerow({c: r[c] for c in cols})
-    print(f"torch {torch.__version__} on {torch.cuda.get_device_name()}: copy {copy_gbps:.1f} GB/s", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 // xd-bench as a user runs it: results land in JSON and CSV with the traffic / flop model applied
 // to the measured median, unregistered (op, dtype) pairs are skipped rather than failed, bad
-// options exit 2 saying what was wrong, and --startup reports cold and warm child processes.
+// options exit 2 saying what was wrong, --startup reports cold and warm child processes, fused
+// workloads report an eager and an xd::compile row each, and --compile-time its first calls.
 // Nothing here judges a time: performance claims live in docs/performance.md.
 #include "support/run_command.hpp"
 
@@ -119,6 +120,8 @@ TEST(XdBench, UsageErrorsExitTwoSayingWhatWasWrong) {
       {"--backend nosuch", "available backends: cpu"},
       {"--reps 0", "--reps must be at least 1"},
       {"--frobnicate", "unrecognised option"},
+      {"--op llama_mlp --size 4x16", "llama_mlp: --size '4x16': llama_mlp takes TxHxI"},
+      {"--op add --compile-time", "--compile-time needs a fused workload"},
   };
   for (const auto& [args, message] : cases) {
     SCOPED_TRACE(args);
@@ -143,6 +146,95 @@ TEST(XdBench, StartupReportsColdAndWarmChildProcesses) {
   }
   EXPECT_EQ(j["startup"][0]["op"], "add");
   EXPECT_EQ(j["startup"][1]["op"], "sum");
+}
+
+// Fused workloads compile C++ at run time: each test gets its own kernel cache.
+Result run_fused(const TempDir& dir, const std::string& args) {
+  return xd::test::run_command("env -u XD_BACKEND -u XD_DEVICES XD_CACHE_DIR=" + (dir / "cache") + " " XD_BENCH_BIN +
+                               std::string(" ") + args);
+}
+
+TEST(XdBench, FusedWorkloadsReportEagerAndCompiledRowsUnderTheGraphsTrafficModel) {
+  TempDir dir;
+  const Result r = run_fused(dir, "--backend cpu --op chain6 --op silu_mul_add --op silu_rms_norm --size 96x40" +
+                                      k_fast + " --json " + (dir / "f.json") + " --csv " + (dir / "f.csv"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("xd::compile: eager vs compiled"), std::string::npos) << r.output;
+  const auto j = read_json(dir / "f.json");
+  const double copy = j["devices"][0]["copy_gbps"].get<double>();
+  ASSERT_EQ(j["results"].size(), 6u);
+  const double n = 96 * 40;
+  // The graph's inputs once and its outputs once; intermediates count nothing.
+  const std::map<std::string, double> bytes = {
+      {"chain6", 3 * n * 4}, {"silu_mul_add", 4 * n * 4}, {"silu_rms_norm", (2 * n + 40) * 4}};
+  for (size_t i = 0; i < 6; i += 2) {
+    const auto& e = j["results"][i];
+    const auto& c = j["results"][i + 1];
+    const std::string op = e["op"];
+    SCOPED_TRACE(op);
+    EXPECT_EQ(c["op"], op);
+    EXPECT_EQ(e["mode"], "eager");
+    EXPECT_EQ(c["mode"], "compiled");
+    for (const auto* x : {&e, &c}) {
+      EXPECT_EQ((*x)["status"], "ok");
+      const double med = (*x)["median_ms"].get<double>();
+      ASSERT_GT(med, 0);
+      EXPECT_NEAR((*x)["gbps"].get<double>() * med * 1e6, bytes.at(op), 1e-6 * bytes.at(op));
+      EXPECT_NEAR((*x)["copy_fraction"].get<double>(), (*x)["gbps"].get<double>() / copy, 1e-9);
+    }
+    EXPECT_NEAR(c["speedup"].get<double>(), e["median_ms"].get<double>() / c["median_ms"].get<double>(), 1e-9);
+    EXPECT_EQ(e["speedup"].get<double>(), 0);
+    // The eager row ran the ops' kernels; the compiled one ran one generated kernel and nothing else.
+    ASSERT_FALSE(e["kernels"].empty());
+    EXPECT_EQ(e["kernels"][0].get<std::string>().rfind("cpu.", 0), 0u);
+    ASSERT_EQ(c["kernels"].size(), 1u);
+    EXPECT_EQ(c["kernels"][0], "xd::compile(1 fused, 0 dispatched)");
+  }
+  std::ifstream csv(dir / "f.csv");
+  std::string header, line;
+  std::getline(csv, header);
+  EXPECT_EQ(header.substr(header.size() - 13), ",mode,speedup");
+  std::getline(csv, line);
+  EXPECT_NE(line.find(",eager,0"), std::string::npos) << line;
+}
+
+TEST(XdBench, LlamaMlpCountsItsThreeMatmulsAndLeavesThemToDispatch) {
+  TempDir dir;
+  const Result r =
+      run_fused(dir, "--backend cpu --op llama_mlp --size 4x16x24" + k_fast + " --json " + (dir / "m.json"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto j = read_json(dir / "m.json");
+  ASSERT_EQ(j["results"].size(), 2u);
+  const double t = 4, h = 16, i = 24;
+  for (const auto& x : j["results"]) {
+    SCOPED_TRACE(x["mode"].get<std::string>());
+    const double med = x["median_ms"].get<double>();
+    ASSERT_GT(med, 0);
+    EXPECT_NEAR(x["gflops"].get<double>() * med * 1e6, 6 * t * h * i, 1e-6 * 6 * t * h * i);
+    EXPECT_NEAR(x["gbps"].get<double>() * med * 1e6, (2 * t * h + 3 * h * i) * 4, 1e-3);
+  }
+  // silu * mul fuse; the three matmuls run through the dispatch table.
+  EXPECT_EQ(j["results"][1]["kernels"][0], "xd::compile(1 fused, 3 dispatched)");
+}
+
+TEST(XdBench, CompileTimeReportsColdAndWarmFirstCalls) {
+  TempDir dir;
+  const Result r = run_fused(dir, "--backend cpu --op silu_mul_add --op add --size 64 --compile-time" + k_fast +
+                                      " --json " + (dir / "c.json"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("xd::compile first calls"), std::string::npos) << r.output;
+  const auto j = read_json(dir / "c.json");
+  ASSERT_EQ(j["compile_time"].size(), 1u);  // add is not a fused workload: no row
+  const auto& c = j["compile_time"][0];
+  EXPECT_EQ(c["op"], "silu_mul_add");
+  EXPECT_EQ(c["size"], "64");
+  for (const char* key : {"eager_first_call_ms", "cold_first_call_ms", "new_object_first_call_ms",
+                          "warm_process_first_call_ms", "steady_call_ms"})
+    EXPECT_GT(c[key].get<double>(), 0) << key;
+  // The cold call runs the C++ compiler; the warm process only loads what it built.
+  EXPECT_GT(c["cold_first_call_ms"].get<double>(), c["warm_process_first_call_ms"].get<double>());
+  EXPECT_EQ(c["kernels"], 1);
+  EXPECT_EQ(c["eager_nodes"], 0);
 }
 
 }  // namespace

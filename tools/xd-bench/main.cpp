@@ -1,7 +1,9 @@
 // xd-bench: per op x backend x dtype x size, the median time of N calls after warm-up, timed
 // with device events; GB/s under the traffic model of workload.hpp (or GFLOP/s for matmul); and
 // that as a fraction of the device's copy bandwidth, measured in the same run by the copy kernel.
-// With --startup, cold vs warm start through the program cache (startup.hpp).
+// With --startup, cold vs warm start through the program cache (startup.hpp). Fused workloads
+// (chain6, llama_mlp, ...) run twice, eagerly and through xd::compile (fused_workload.cpp); with
+// --compile-time, xd::compile's first calls, cold and warm (compile_time.hpp).
 // docs/performance.md records the figures and the commands that gave them.
 //
 // Exit status: 0 when every selected measurement ran, 1 when one failed (its row says why),
@@ -9,6 +11,7 @@
 // XD_BACKEND; malformed size).
 #include "common/cli.hpp"
 #include "common/startup.hpp"
+#include "compile_time.hpp"
 #include "report.hpp"
 #include "startup.hpp"
 #include "timing.hpp"
@@ -44,8 +47,8 @@ struct Options {
   std::vector<std::string> backends, ops, dtypes, sizes;
   int reps = 20, warmup = 3;
   double copy_mib = 256;
-  bool startup = false, list = false;
-  std::string json, csv, startup_child;
+  bool startup = false, list = false, compile_time = false;
+  std::string json, csv, startup_child, compile_time_child;
 };
 
 Options parse(int argc, char** argv, po::options_description& opts) {
@@ -61,10 +64,12 @@ Options parse(int argc, char** argv, po::options_description& opts) {
       ("warmup", po::value(&o.warmup)->default_value(3), "untimed calls first")
       ("copy-mib", po::value(&o.copy_mib)->default_value(256), "MiB the copy-bandwidth reference copies")
       ("startup", po::bool_switch(&o.startup), "also measure cold vs warm start (two child processes per backend)")
+      ("compile-time", po::bool_switch(&o.compile_time), "also time xd::compile's first calls of the selected fused workloads, cold and warm (two child processes per backend)")
       ("json", po::value(&o.json), "write every result as JSON to this file")
       ("csv", po::value(&o.csv), "write every result as CSV to this file")
       ("list", po::bool_switch(&o.list), "list the workloads and exit")
-      ("startup-child", po::value(&o.startup_child), "(internal) run as the --startup child, writing JSON here");
+      ("startup-child", po::value(&o.startup_child), "(internal) run as the --startup child, writing JSON here")
+      ("compile-time-child", po::value(&o.compile_time_child), "(internal) run as the --compile-time child, writing JSON here");
   // clang-format on
   po::variables_map vm;
   po::store(po::command_line_parser(argc, argv).options(opts).run(), vm);
@@ -92,6 +97,51 @@ DeviceRow copy_reference(const std::string& backend, xd::Device device, const Op
   d.copy_bytes = p.bytes;
   d.copy_gbps = p.bytes / (t.median() * 1e6);
   return d;
+}
+
+// A fused workload's two rows: eagerly, then through xd::compile (warm: prepare_fused made the
+// traced call), the compiled row carrying the speedup. False when either failed.
+bool measure_fused(const WorkloadInfo& w, xd::Dtype dtype, const std::vector<int64_t>& size, xd::Device device,
+                   const Options& o, double copy_gbps, Report& report) {
+  bool ok = true;
+  double eager_ms = 0;
+  for (const bool compiled : {false, true}) {
+    ResultRow r;
+    r.backend = device.backend();
+    r.op = w.name;
+    r.mode = compiled ? "compiled" : "eager";
+    r.dtype = xd::dtype_name(dtype);
+    r.size = format_size(size);
+    r.reps = o.reps;
+    try {
+      const Prepared p = prepare_fused(w, dtype, size, device, compiled);
+      const Timing t = measure(p, device, o.warmup, o.reps);
+      r.median_ms = t.median();
+      r.min_ms = t.min();
+      r.device_clock = t.device_clock;
+      r.kernels = t.kernels;
+      r.gbps = r.median_ms > 0 ? p.bytes / (r.median_ms * 1e6) : 0;
+      r.gflops = r.median_ms > 0 ? p.flops / (r.median_ms * 1e6) : 0;
+      r.copy_fraction = copy_gbps > 0 ? r.gbps / copy_gbps : 0;
+      if (compiled) {
+        // The generated kernels are not in the kernel registry: the graph's counters say what ran.
+        const xd::CompileStats st = p.stats();
+        if (st.graph_calls == 0)
+          r.kernels.insert(r.kernels.begin(), "ran eagerly (" + st.eager_reason + ")");
+        else
+          r.kernels.insert(r.kernels.begin(), "xd::compile(" + std::to_string(st.kernels) + " fused, " +
+                                                  std::to_string(st.eager_nodes) + " dispatched)");
+        r.speedup = eager_ms > 0 && r.median_ms > 0 ? eager_ms / r.median_ms : 0;
+      } else {
+        eager_ms = r.median_ms;
+      }
+    } catch (const xd::Error& e) {
+      r.status = std::string("error: ") + e.what();
+      ok = false;
+    }
+    report.rows.push_back(std::move(r));
+  }
+  return ok;
 }
 
 int run(const Options& o, const xd::cli::Startup& env, const std::vector<std::string>& args) {
@@ -136,6 +186,24 @@ int run(const Options& o, const xd::cli::Startup& env, const std::vector<std::st
     return job;
   };
 
+  auto compile_time_job = [&](const std::string& backend) {
+    CompileTimeJob job{backend, {}, dtypes, {}};
+    for (size_t i = 0; i < selected.size(); ++i)
+      if (is_fused(selected[i]->kind)) {
+        job.workloads.push_back(selected[i]);
+        job.sizes.push_back(sizes[i].front());
+      }
+    return job;
+  };
+  if (o.compile_time && compile_time_job("").workloads.empty())
+    throw UsageError(
+        "--compile-time needs a fused workload (chain6, silu_mul_add, silu_rms_norm, llama_mlp) among --op");
+  if (!o.compile_time_child.empty()) {
+    if (backends.size() != 1) throw UsageError("--compile-time-child takes exactly one --backend");
+    run_compile_time_child(compile_time_job(backends[0]), o.compile_time_child);
+    return 0;
+  }
+
   if (!o.startup_child.empty()) {
     if (backends.size() != 1) throw UsageError("--startup-child takes exactly one --backend");
     run_startup_child(startup_job(backends[0]), o.startup_child);
@@ -159,6 +227,10 @@ int run(const Options& o, const xd::cli::Startup& env, const std::vector<std::st
       for (xd::Dtype dtype : dtypes) {
         if (!has_kernel(w.op, backend, dtype)) continue;  // not an error: the backend has no such kernel
         for (const auto& size : sizes[wi]) {
+          if (is_fused(w.kind)) {
+            if (!measure_fused(w, dtype, size, device, o, copy_gbps, report)) failed = true;
+            continue;
+          }
           ResultRow r;
           r.backend = backend;
           r.op = w.name;
@@ -185,6 +257,19 @@ int run(const Options& o, const xd::cli::Startup& env, const std::vector<std::st
       }
     }
     if (tty) std::fprintf(stderr, "\r\033[K");
+    if (o.compile_time) {
+      std::vector<std::string> child = {args[0], "--backend", backends[bi]};
+      for (const WorkloadInfo* w : selected) child.insert(child.end(), {"--op", w->name});
+      for (xd::Dtype d : dtypes) child.insert(child.end(), {"--dtype", xd::dtype_name(d)});
+      for (const auto& s : o.sizes) child.insert(child.end(), {"--size", s});
+      try {
+        for (auto& row : measure_compile_time(compile_time_job(backends[bi]), child))
+          report.compile_time.push_back(std::move(row));
+      } catch (const xd::Error& e) {
+        std::fprintf(stderr, "xd-bench: compile time on %s: %s\n", backends[bi].c_str(), e.what());
+        failed = true;
+      }
+    }
     if (o.startup) {
       const StartupJob job = startup_job(backends[bi]);
       std::vector<std::string> child = {args[0], "--backend", backends[bi]};

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -29,6 +30,47 @@ void open_or_throw(std::ofstream& f, const std::string& path) {
   if (!f) throw ValueError("cannot write " + path);
 }
 
+// The compiled rows beside their eager ones: what xd::compile gained.
+void print_fused(const Report& r) {
+  bool header = false;
+  for (const auto& c : r.rows) {
+    if (c.mode != "compiled" || c.status != "ok") continue;
+    const ResultRow* e = nullptr;
+    for (const auto& x : r.rows)
+      if (x.mode == "eager" && x.status == "ok" && x.backend == c.backend && x.op == c.op && x.dtype == c.dtype &&
+          x.size == c.size)
+        e = &x;
+    if (!header) {
+      std::printf(
+          "\nxd::compile: eager vs compiled (medians; GB/s: the graph's inputs read once, outputs written once)\n");
+      std::printf("%-10s %-18s %-5s %-18s %10s %11s %9s %9s %6s %8s\n", "backend", "op", "dtype", "size", "eager ms",
+                  "compiled ms", "GB/s", "GFLOP/s", "%copy", "speedup");
+      header = true;
+    }
+    // As in the main table: a matmul-bound graph is judged by GFLOP/s, not by its share of copy.
+    const std::string gflops = c.gflops > 0 ? fixed(c.gflops, 0) : "-";
+    const std::string copy = c.gflops > 0 ? "-" : fixed(100 * c.copy_fraction, 0) + "%";
+    const std::string eager = e ? fixed(e->median_ms, 4) : "-";
+    const std::string speedup = c.speedup > 0 ? fixed(c.speedup, 2) + "x" : "-";
+    std::printf("%-10s %-18s %-5s %-18s %10s %11.4f %9.1f %9s %6s %8s\n", c.backend.c_str(), c.op.c_str(),
+                c.dtype.c_str(), c.size.c_str(), eager.c_str(), c.median_ms, c.gbps, gflops.c_str(), copy.c_str(),
+                speedup.c_str());
+  }
+}
+
+void print_compile_time(const Report& r) {
+  if (r.compile_time.empty()) return;
+  std::printf(
+      "\nxd::compile first calls, host clock (cold: empty XD_CACHE_DIR; new object: a second xd::compile of the "
+      "function in that process; new process: the same XD_CACHE_DIR in another process)\n");
+  std::printf("%-10s %-14s %-5s %-18s %11s %11s %11s %11s %11s %8s\n", "backend", "op", "dtype", "size", "eager 1st",
+              "cold 1st", "new object", "new process", "steady", "kernels");
+  for (const auto& c : r.compile_time)
+    std::printf("%-10s %-14s %-5s %-18s %8.1f ms %8.1f ms %8.1f ms %8.1f ms %8.3f ms %4d+%d\n", c.backend.c_str(),
+                c.op.c_str(), c.dtype.c_str(), c.size.c_str(), c.eager_first_call_ms, c.cold_first_call_ms,
+                c.new_object_first_call_ms, c.warm_process_first_call_ms, c.steady_call_ms, c.kernels, c.eager_nodes);
+}
+
 }  // namespace
 
 void print_table(const Report& r) {
@@ -36,23 +78,29 @@ void print_table(const Report& r) {
     std::printf("%-10s %-10s %s (%s): copy %.1f GB/s (%.0f MiB copied, median)\n", d.backend.c_str(), d.device.c_str(),
                 d.name.c_str(), d.driver.c_str(), d.copy_gbps, d.copy_bytes / 2 / (1 << 20));
   if (!r.rows.empty()) {
-    std::printf("\n%-10s %-18s %-5s %-14s %10s %10s %9s %9s %6s  %s\n", "backend", "op", "dtype", "size", "median ms",
+    // A fused workload's row names its mode ("chain6 compiled"): the op column widens to fit.
+    auto label = [](const ResultRow& x) { return x.mode.empty() ? x.op : x.op + " " + x.mode; };
+    int w = 18;
+    for (const auto& x : r.rows) w = std::max(w, static_cast<int>(label(x).size()));
+    std::printf("\n%-10s %-*s %-5s %-14s %10s %10s %9s %9s %6s  %s\n", "backend", w, "op", "dtype", "size", "median ms",
                 "min ms", "GB/s", "GFLOP/s", "%copy", "kernels");
     for (const auto& x : r.rows) {
+      const std::string op = label(x);
       if (x.status != "ok") {
-        std::printf("%-10s %-18s %-5s %-14s %s\n", x.backend.c_str(), x.op.c_str(), x.dtype.c_str(), x.size.c_str(),
+        std::printf("%-10s %-*s %-5s %-14s %s\n", x.backend.c_str(), w, op.c_str(), x.dtype.c_str(), x.size.c_str(),
                     x.status.c_str());
         continue;
       }
       // Matmul is judged by GFLOP/s; its fraction of copy bandwidth means nothing.
       const std::string gflops = x.gflops > 0 ? fixed(x.gflops, 0) : "-";
       const std::string copy = x.gflops > 0 ? "-" : fixed(100 * x.copy_fraction, 0) + "%";
-      std::printf("%-10s %-18s %-5s %-14s %10.4f %10.4f %9.1f %9s %6s  %s%s\n", x.backend.c_str(), x.op.c_str(),
+      std::printf("%-10s %-*s %-5s %-14s %10.4f %10.4f %9.1f %9s %6s  %s%s\n", x.backend.c_str(), w, op.c_str(),
                   x.dtype.c_str(), x.size.c_str(), x.median_ms, x.min_ms, x.gbps, gflops.c_str(), copy.c_str(),
                   join(x.kernels).c_str(),
                   x.device_clock ? "" : " (host clock)");
     }
   }
+  print_fused(r);
   if (!r.startup.empty()) {
     std::printf("\nstartup (cold: empty XD_CACHE_DIR, warm: the same directory again; separate processes)\n");
     std::printf("%-10s %-18s %-5s %14s %14s %14s %14s %10s\n", "backend", "op", "dtype", "cold 1st krnl", "warm 1st krnl",
@@ -62,6 +110,7 @@ void print_table(const Report& r) {
                   s.dtype.c_str(), s.cold_first_kernel_ms, s.warm_first_kernel_ms, s.cold_first_call_ms,
                   s.warm_first_call_ms, s.steady_call_ms);
   }
+  print_compile_time(r);
 }
 
 void write_json(const Report& r, const std::string& path) {
@@ -76,13 +125,23 @@ void write_json(const Report& r, const std::string& path) {
     j["results"].push_back({{"backend", x.backend}, {"op", x.op}, {"dtype", x.dtype}, {"size", x.size},
                             {"status", x.status}, {"reps", x.reps}, {"median_ms", x.median_ms}, {"min_ms", x.min_ms},
                             {"gbps", x.gbps}, {"gflops", x.gflops}, {"copy_fraction", x.copy_fraction},
-                            {"device_clock", x.device_clock}, {"kernels", x.kernels}});
+                            {"device_clock", x.device_clock}, {"kernels", x.kernels}, {"mode", x.mode},
+                            {"speedup", x.speedup}});
   j["startup"] = nlohmann::json::array();
   for (const auto& s : r.startup)
     j["startup"].push_back({{"backend", s.backend}, {"op", s.op}, {"dtype", s.dtype},
                             {"cold_first_kernel_ms", s.cold_first_kernel_ms}, {"warm_first_kernel_ms", s.warm_first_kernel_ms},
                             {"cold_first_call_ms", s.cold_first_call_ms}, {"warm_first_call_ms", s.warm_first_call_ms},
                             {"steady_call_ms", s.steady_call_ms}});
+  j["compile_time"] = nlohmann::json::array();
+  for (const auto& c : r.compile_time)
+    j["compile_time"].push_back({{"backend", c.backend}, {"op", c.op}, {"dtype", c.dtype}, {"size", c.size},
+                                 {"eager_first_call_ms", c.eager_first_call_ms},
+                                 {"cold_first_call_ms", c.cold_first_call_ms},
+                                 {"new_object_first_call_ms", c.new_object_first_call_ms},
+                                 {"warm_process_first_call_ms", c.warm_process_first_call_ms},
+                                 {"steady_call_ms", c.steady_call_ms}, {"kernels", c.kernels},
+                                 {"eager_nodes", c.eager_nodes}});
   std::ofstream f;
   open_or_throw(f, path);
   f << j.dump(2) << "\n";
@@ -91,7 +150,7 @@ void write_json(const Report& r, const std::string& path) {
 void write_csv(const Report& r, const std::string& path) {
   std::ofstream f;
   open_or_throw(f, path);
-  f << "backend,op,dtype,size,status,reps,median_ms,min_ms,gbps,gflops,copy_gbps,copy_fraction,kernels\n";
+  f << "backend,op,dtype,size,status,reps,median_ms,min_ms,gbps,gflops,copy_gbps,copy_fraction,kernels,mode,speedup\n";
   for (const auto& x : r.rows) {
     double copy = 0;
     for (const auto& d : r.devices)
@@ -101,7 +160,7 @@ void write_csv(const Report& r, const std::string& path) {
       if (c == ',' || c == '\n') c = ';';
     f << x.backend << ',' << x.op << ',' << x.dtype << ',' << x.size << ',' << status << ',' << x.reps << ','
       << x.median_ms << ',' << x.min_ms << ',' << x.gbps << ',' << x.gflops << ',' << copy << ',' << x.copy_fraction
-      << ',' << join(x.kernels) << '\n';
+      << ',' << join(x.kernels) << ',' << x.mode << ',' << x.speedup << '\n';
   }
 }
 

@@ -27,6 +27,21 @@ struct ResultRow {
   double copy_fraction = 0;  // gbps / the device's copy bandwidth
   bool device_clock = true;
   std::vector<std::string> kernels;
+  // Fused workloads: "eager" or "compiled" (empty for single ops); on the compiled row, the eager
+  // row's median over this one's (0 when the eager row failed).
+  std::string mode;
+  double speedup = 0;
+};
+
+// xd::compile's first calls (compile_time.hpp), each from the call to its result on the host:
+struct CompileTimeRow {
+  std::string backend, op, dtype, size;
+  double eager_first_call_ms = 0;         // the function run eagerly, first time in the process
+  double cold_first_call_ms = 0;          // first compiled call, empty XD_CACHE_DIR: trace, generate, build
+  double new_object_first_call_ms = 0;    // a second xd::compile object of it, same process
+  double warm_process_first_call_ms = 0;  // first compiled call of a new process, same XD_CACHE_DIR
+  double steady_call_ms = 0;              // a later compiled call (median of 5)
+  int kernels = 0, eager_nodes = 0;       // the graph's fused kernels and its ops left to dispatch
 };
 
 struct StartupRow {
@@ -40,6 +55,7 @@ struct Report {
   std::vector<DeviceRow> devices;
   std::vector<ResultRow> rows;
   std::vector<StartupRow> startup;
+  std::vector<CompileTimeRow> compile_time;
   int warmup = 0;
 };
 

@@ -27,7 +27,8 @@ int64_t now_ns() {
 
 double ms_since(int64_t t0_ns) { return static_cast<double>(now_ns() - t0_ns) / 1e6; }
 
-// Runs argv with the parent's environment plus XD_CACHE_DIR and the spawn time; waits for it.
+}  // namespace
+
 void run_child(const std::vector<std::string>& args, const std::string& cache_dir) {
   std::vector<std::string> env_store;
   for (char** e = environ; *e != nullptr; ++e)
@@ -43,17 +44,19 @@ void run_child(const std::vector<std::string>& args, const std::string& cache_di
   argv.push_back(nullptr);
   pid_t pid = 0;
   const int rc = posix_spawn(&pid, "/proc/self/exe", nullptr, nullptr, argv.data(), envp.data());
-  if (rc != 0) throw Error(std::string("xd-bench: cannot start the startup child: ") + std::strerror(rc));
+  if (rc != 0) throw Error(std::string("xd-bench: cannot start a child process: ") + std::strerror(rc));
   int status = 0;
   if (waitpid(pid, &status, 0) < 0) throw Error(std::string("xd-bench: waitpid: ") + std::strerror(errno));
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    throw Error("xd-bench: the startup child failed (status " + std::to_string(status) + "); run it alone to see why: " +
+    throw Error("xd-bench: a child process failed (status " + std::to_string(status) + "); run it alone to see why: " +
                 [&] {
                   std::string s;
                   for (const auto& a : args) s += a + " ";
                   return s;
                 }());
 }
+
+namespace {
 
 nlohmann::json read_json(const std::string& path) {
   std::ifstream f(path);

@@ -22,6 +22,10 @@ struct StartupJob {
   std::vector<std::vector<int64_t>> sizes;  // per workload, the size its first call uses
 };
 
+// Runs this program again (args[0] is only its name) with the parent's environment plus
+// XD_CACHE_DIR=cache_dir, and waits. Throws xd::Error when it cannot start or exits non-zero.
+void run_child(const std::vector<std::string>& args, const std::string& cache_dir);
+
 // Parent side: spawns the two children for one backend and returns their rows.
 // Throws xd::Error when a child cannot be started or fails.
 std::vector<StartupRow> measure_startup(const StartupJob& job, const std::vector<std::string>& child_args);

@@ -13,6 +13,8 @@ const std::vector<int64_t> k_gemm = {2048, 2048, 2048};
 const std::vector<int64_t> k_bgemm = {16, 512, 512, 512};
 // The decode case: one token through a 16384 x 16384 layer, 128 MiB of packed weights.
 const std::vector<int64_t> k_int4 = {1, 16384, 16384};
+// LLaMA-7B's MLP (hidden 4096, intermediate 11008) over 512 tokens: TxHxI.
+const std::vector<int64_t> k_mlp = {512, 4096, 11008};
 constexpr int64_t kInt4Group = 128;
 
 }  // namespace
@@ -39,6 +41,12 @@ const std::vector<WorkloadInfo>& workloads() {
     // The issue-6 target: 8192x8192 CSR at 1% and 5% times a dense 8192x256 (MxNxK).
     w.push_back({"sparse_mm_1pct", "csr_addmm", Kind::sparse, {8192, 256, 8192}, 0.01});
     w.push_back({"sparse_mm_5pct", "csr_addmm", Kind::sparse, {8192, 256, 8192}, 0.05});
+    // xd::compile's fused chains (issue 16), each eager and compiled; `op` names the op whose
+    // kernels decide which dtypes run.
+    w.push_back({"chain6", "gelu", Kind::fused, k_tensor});
+    w.push_back({"silu_mul_add", "silu", Kind::fused, k_tensor});
+    w.push_back({"silu_rms_norm", "rms_norm", Kind::fused, k_tensor});
+    w.push_back({"llama_mlp", "mm", Kind::fused_mlp, k_mlp});
     return w;
   }();
   return all;
@@ -82,6 +90,9 @@ std::vector<int64_t> parse_size(const std::string& text, Kind kind) {
                        std::to_string(kInt4Group));
   } else if (kind == Kind::batched) {
     if (dims.size() != 4) throw ValueError("--size '" + text + "': batched matmul takes BxMxNxK");
+  } else if (kind == Kind::fused_mlp) {
+    if (dims.size() != 3)
+      throw ValueError("--size '" + text + "': llama_mlp takes TxHxI (tokens x hidden x intermediate)");
   }
   return dims;
 }
@@ -287,6 +298,8 @@ Prepared prepare(const WorkloadInfo& w, Dtype dtype, const std::vector<int64_t>&
       return p;
     }
     case Kind::sparse: return prepare_sparse(w, dtype, size, device);
+    case Kind::fused:
+    case Kind::fused_mlp: return prepare_fused(w, dtype, size, device, false);
   }
   throw ValueError("unknown workload " + w.name);
 }

@@ -7,6 +7,7 @@
 // Matmul counts 2·M·N·K flops (per batch), plus M·N for the β·input term of addmm/baddbmm.
 #pragma once
 
+#include <xd/compile.hpp>
 #include <xd/xd.hpp>
 
 #include <functional>
@@ -30,7 +31,12 @@ enum class Kind {
   batched,      // bmm / baddbmm: BxMxNxK
   int4_mm,      // weight_int4_mm: MxKxN (group size 128), bandwidth-bound for small M
   sparse,       // mm with a CSR [M, K] left operand of `density` (sparse_workload.cpp): MxNxK
+  fused,        // a chain of ops, eager and through xd::compile (fused_workload.cpp)
+  fused_mlp,    // the LLaMA MLP, eager and through xd::compile: TxHxI (tokens, hidden, intermediate)
 };
+
+// Kind::fused and Kind::fused_mlp are measured twice, eagerly and compiled.
+inline bool is_fused(Kind k) { return k == Kind::fused || k == Kind::fused_mlp; }
 
 struct WorkloadInfo {
   std::string name;  // what --op takes
@@ -57,6 +63,8 @@ struct Prepared {
   std::function<void()> run;
   double bytes = 0;  // traffic model above
   double flops = 0;  // matmul only
+  // Compiled fused workloads: the xd::compile object's counters (empty otherwise).
+  std::function<CompileStats()> stats;
 };
 
 // Kind::sparse (sparse_workload.cpp): a CSR [M, K] of `density` with sorted, evenly spread random
@@ -64,7 +72,24 @@ struct Prepared {
 // bytes are the CSR's three arrays, b and the output, each once.
 Prepared prepare_sparse(const WorkloadInfo& w, Dtype dtype, const std::vector<int64_t>& size, Device device);
 
+// Kind::fused / fused_mlp (fused_workload.cpp): the function run eagerly, or through a fresh
+// xd::compile object whose first (traced) call has already been made, so that run() is warm.
+// Bytes: the graph's inputs read once and its outputs written once; intermediates count nothing.
+Prepared prepare_fused(const WorkloadInfo& w, Dtype dtype, const std::vector<int64_t>& size, Device device,
+                       bool compiled);
+
+// The pieces the compile-time measurement (compile_time.hpp) times separately: inputs made once,
+// and a factory that returns a new xd::compile object of the same function on each call, with
+// no call made yet.
+struct FusedCase {
+  std::function<void()> run_eager;
+  std::function<Prepared()> fresh_compiled;  // run() of the result makes its calls
+  double bytes = 0, flops = 0;
+};
+FusedCase make_fused_case(const WorkloadInfo& w, Dtype dtype, const std::vector<int64_t>& size, Device device);
+
 // ValueError when the size does not fit the workload (e.g. a rank-0 reduction).
+// Fused kinds run eagerly here (prepare_fused chooses).
 Prepared prepare(const WorkloadInfo& w, Dtype dtype, const std::vector<int64_t>& size, Device device);
 
 }  // namespace xd::bench
