@@ -1,9 +1,9 @@
 #include "compiler/emitter.hpp"
 
-#include "compiler/op_math.hpp"
-
 #include <xd/dtype.hpp>
 #include <xd/error.hpp>
+
+#include "compiler/op_math.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -18,13 +18,21 @@ namespace {
 // OpenCL C's name of a dtype's storage scalar (for its vector types: float4, ushort4, ...).
 const char* cl_scalar(Dtype d) {
   switch (d) {
-    case Dtype::f64: return "double";
-    case Dtype::f32: return "float";
-    case Dtype::f16: case Dtype::bf16: return "ushort";
-    case Dtype::i8: return "char";
-    case Dtype::i32: return "int";
-    case Dtype::i64: return "long";
-    default: return "uchar";
+    case Dtype::f64:
+      return "double";
+    case Dtype::f32:
+      return "float";
+    case Dtype::f16:
+    case Dtype::bf16:
+      return "ushort";
+    case Dtype::i8:
+      return "char";
+    case Dtype::i32:
+      return "int";
+    case Dtype::i64:
+      return "long";
+    default:
+      return "uchar";
   }
 }
 
@@ -206,7 +214,8 @@ class KernelWriter {
     }
     const int64_t inner = inner_[ro];
     std::string at = ro;
-    if (ph != Phase::epilogue_rows && inner != 0) at += inner == 1 ? " + " + col : " + " + col + " * " + std::to_string(inner) + "L";
+    if (ph != Phase::epilogue_rows && inner != 0)
+      at += inner == 1 ? " + " + col : " + " + col + " * " + std::to_string(inner) + "L";
     if (vector_lane_ >= 0 && inner == 1 && ph != Phase::epilogue_rows) {
       preloads_.insert(ro);
       return decode(val.dtype, "v" + ro + ".s" + std::to_string(vector_lane_));
@@ -489,7 +498,8 @@ class KernelWriter {
     };
     const std::string nan = std::string("xd_isnan_") + xk;
     auto pick = [&](const std::string& a, const std::string& b, bool min) {
-      return min ? "(" + b + " < " + a + " ? " + b + " : " + a + ")" : "(" + a + " < " + b + " ? " + b + " : " + a + ")";
+      return min ? "(" + b + " < " + a + " ? " + b + " : " + a + ")"
+                 : "(" + a + " < " + b + " ? " + b + " : " + a + ")";
     };
     auto combine_max = [&](const std::string& a, const std::string& b, bool min) {
       if (xk == 'l') return pick(a, b, min);
@@ -507,14 +517,18 @@ class KernelWriter {
     const std::string neg_inf = xk == 'l' ? "(-9223372036854775807L - 1L)" : "-" + literal_kind(xk, HUGE_VAL);
     const std::string pos_inf = xk == 'l' ? "9223372036854775807L" : literal_kind(xk, HUGE_VAL);
 
+    // A reduction to one value per row has no element pass after it: its single accumulating
+    // pass writes the prologue's stored values.
+    const bool stores_in_reduction = !per_element;
     if (is_max) {
       const bool min = op == XD_OP_AMIN;
       const bool nan_flag = !cl_ && xk != 'l';  // the CPU's simd max loses NaNs: counted aside
       body << "  " << CT << " mx = " << (min ? pos_inf : neg_inf) << ";\n";
       if (nan_flag) body << "  int any_nan = 0;\n";
-      const std::string clause = std::string(" reduction(") + (min ? "min" : "max") + ":mx)" + (nan_flag ? " reduction(|:any_nan)" : "");
+      const std::string clause =
+          std::string(" reduction(") + (min ? "min" : "max") + ":mx)" + (nan_flag ? " reduction(|:any_nan)" : "");
       pass(clause, [&](std::ostream& o, const std::string& col) {
-        const std::string x = x_at(o, col, false);
+        const std::string x = x_at(o, col, stores_in_reduction);
         if (nan_flag) {
           o << ind << "any_nan |= " << nan << "(" << x << ") ? 1 : 0;\n";
           o << ind << "mx = " << pick("mx", x, min) << ";\n";
@@ -529,7 +543,7 @@ class KernelWriter {
     if (op == XD_OP_SUM || op == XD_OP_MEAN || op == XD_OP_RMS_NORM || softmax) {
       body << "  " << AT << " acc = 0;\n";
       pass(" reduction(+:acc)", [&](std::ostream& o, const std::string& col) {
-        const std::string x = x_at(o, col, false);
+        const std::string x = x_at(o, col, stores_in_reduction);
         std::string term;
         if (op == XD_OP_RMS_NORM) {
           term = "(" + std::string(AT) + ")" + x + " * (" + AT + ")" + x;
@@ -549,13 +563,15 @@ class KernelWriter {
       if (op == XD_OP_RMS_NORM) {
         const auto* at = red.attrs_as<xd_attrs_rms_norm>();
         const double eps = at != nullptr ? at->eps : 1e-6;
-        const Dtype rd = red.outputs.size() > 1 && red.outputs[1].value >= 0 ? value(red.outputs[1].value).dtype : Dtype::f32;
+        const Dtype rd =
+            red.outputs.size() > 1 && red.outputs[1].value >= 0 ? value(red.outputs[1].value).dtype : Dtype::f32;
         const char* RT = compute_type(rd);
-        body << "  const " << RT << " rstd = (" << RT << ")(" << literal_kind(ak, 1.0) << " / xd_sqrt_" << ak << "(acc / ("
-             << AT << ")" << cols_ << " + " << literal_kind(ak, eps) << "));\n";
+        body << "  const " << RT << " rstd = (" << RT << ")(" << literal_kind(ak, 1.0) << " / xd_sqrt_" << ak
+             << "(acc / (" << AT << ")" << cols_ << " + " << literal_kind(ak, eps) << "));\n";
         if (red.outputs.size() > 1 && red.outputs[1].value >= 0 && stored(red.outputs[1].value)) {
           const int b = buffer(red.outputs[1].value);
-          body << "  " << (cl_ ? "if (lid == 0) " : "") << "p" << b << "[r] = " << encode(rd, compute_kind(rd), "rstd") << ";\n";
+          body << "  " << (cl_ ? "if (lid == 0) " : "") << "p" << b << "[r] = " << encode(rd, compute_kind(rd), "rstd")
+               << ";\n";
         }
       }
       pass("", [&](std::ostream& o, const std::string& col) {
@@ -592,10 +608,11 @@ class KernelWriter {
       });
     } else {
       const Dtype od = value(red.outputs[0].value).dtype;
-      const std::string v = op == XD_OP_MEAN ? "acc / (" + std::string(AT) + ")" + std::to_string(cols_) : (is_max ? "mx" : "acc");
+      const std::string v =
+          op == XD_OP_MEAN ? "acc / (" + std::string(AT) + ")" + std::to_string(cols_) : (is_max ? "mx" : "acc");
       std::ostringstream el;
-      el << ind << "const " << compute_type(od) << " y = " << round_to(od, "(" + std::string(compute_type(od)) + ")(" + v + ")")
-         << ";\n";
+      el << ind << "const " << compute_type(od)
+         << " y = " << round_to(od, "(" + std::string(compute_type(od)) + ")(" + v + ")") << ";\n";
       scope_.clear();
       scope_[red.outputs[0].value] = "y";
       store(el, red.outputs[0].value, "y", "r", ind);

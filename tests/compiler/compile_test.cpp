@@ -46,8 +46,8 @@ Tensor chain6(const Tensor& x, const Tensor& y) {
 }
 
 std::string temp_dir(const std::string& name) {
-  const auto p = std::filesystem::temp_directory_path() /
-                 ("xd_compile_test_" + name + "_" + std::to_string(::getpid()));
+  const auto p =
+      std::filesystem::temp_directory_path() / ("xd_compile_test_" + name + "_" + std::to_string(::getpid()));
   std::filesystem::remove_all(p);
   std::filesystem::create_directories(p);
   return p.string();
@@ -87,6 +87,37 @@ TEST(Compile, RowReductionsFuseWithTheirPrologueAndEpilogue) {
     EXPECT_EQ(s.kernels, 1);
     EXPECT_EQ(s.eager_nodes, 0);
   }
+}
+
+// A value computed before a reduction to one value per row and also returned (or read after it)
+// is written by the reduction's pass: sum, mean, amax and amin have no element pass of their own.
+void expect_stored_prologue_values(const xd::Device& dev, std::vector<int64_t> shape) {
+  const Tensor x = xd::randn(shape, Dtype::f32, dev), y = xd::randn(shape, Dtype::f32, dev);
+  using Reduce = Tensor (*)(const Tensor&);
+  const std::vector<std::pair<const char*, Reduce>> reductions = {
+      {"sum", [](const Tensor& t) { return xd::sum(t, {-1}); }},
+      {"mean", [](const Tensor& t) { return xd::mean(t, {-1}); }},
+      {"amax", [](const Tensor& t) { return xd::amax(t, {-1}); }},
+      {"amin", [](const Tensor& t) { return xd::amin(t, {-1}, true); }}};
+  for (const auto& [name, reduce] : reductions) {
+    auto eager = [reduce](const Tensor& a, const Tensor& b) {
+      const Tensor t = xd::tanh(xd::sub(a, b));
+      return std::vector<Tensor>{xd::sigmoid(reduce(t)), t, xd::exp(t)};
+    };
+    auto f = xd::compile(eager);
+    const std::vector<Tensor> want = eager(x, y);
+    for (int i = 0; i < 2; ++i) {
+      const std::vector<Tensor> got = f(x, y);
+      ASSERT_EQ(got.size(), 3u);
+      for (size_t k = 0; k < 3; ++k) EXPECT_TRUE(close(got[k], want[k])) << name << " output " << k << " call " << i;
+    }
+    EXPECT_EQ(f.stats().graph_calls, 1) << name << ": " << f.stats().eager_reason;
+  }
+}
+
+TEST(Compile, ValuesStoredBeforeARowReductionAreWrittenByItsPass) {
+  expect_stored_prologue_values(xd::cpu(), {9, 37});
+  expect_stored_prologue_values(xd::cpu(), {4, 512});
 }
 
 TEST(Compile, MatmulsRunThroughTheDispatchTableBetweenFusedKernels) {
@@ -157,7 +188,10 @@ TEST(Compile, FunctionsThatCannotBeCapturedRunEagerlyAndSayWhy) {
        },
        "in place"},
       {[](const Tensor& x) { return xd::add(x, xd::rand({3})); }, "draws random numbers"},
-      {[](const Tensor& x) { return xd::add(x, xd::tensor(std::vector<float>{1, 2, 3}, {3})); }, "copies host data"},
+      {[](const Tensor& x) {
+         return xd::add(x, xd::tensor(std::vector<float>{1, 2, 3}, {3}));
+       },
+       "copies host data"},
   };
   for (const Case& c : cases) {
     auto f = xd::compile([&](const Tensor& x) { return c.fn(x); });
@@ -221,8 +255,9 @@ TEST(Compile, GeneratedCodeThatDoesNotBuildRaisesCompileErrorWithLogAndSourcePat
   const std::string dir = temp_dir("broken_cxx");
   const std::string script = dir + "/broken-c++";
   // Answers the plugin's identity probe, fails every build.
-  std::ofstream(script) << "#!/bin/sh\nfor a in \"$@\"; do [ \"$a\" = --version ] && { echo 'broken-c++ 1.0'; exit 0; }; done\n"
-                           "echo 'error: injected compiler failure' >&2\nexit 1\n";
+  std::ofstream(script)
+      << "#!/bin/sh\nfor a in \"$@\"; do [ \"$a\" = --version ] && { echo 'broken-c++ 1.0'; exit 0; }; done\n"
+         "echo 'error: injected compiler failure' >&2\nexit 1\n";
   std::filesystem::permissions(script, std::filesystem::perms::owner_all);
   setenv("XD_CXX", script.c_str(), 1);
   setenv("XD_CACHE_DIR", (dir + "/cache").c_str(), 1);
@@ -267,7 +302,8 @@ TEST(Compile, OpenClGraphsAgreeWithEagerWhereADeviceExists) {
     GTEST_SKIP() << "no OpenCL device";
   }
   auto f = xd::compile(chain6);
-  auto g = xd::compile([](const Tensor& x, const Tensor& w) { return xd::silu(std::get<0>(xd::rms_norm(x, {129}, w))); });
+  auto g =
+      xd::compile([](const Tensor& x, const Tensor& w) { return xd::silu(std::get<0>(xd::rms_norm(x, {129}, w))); });
   const Tensor x = xd::randn({37, 129}, Dtype::f32, dev), y = xd::randn({37, 129}, Dtype::f32, dev);
   const Tensor w = xd::randn({129}, Dtype::f32, dev);
   for (int i = 0; i < 2; ++i) {
@@ -276,6 +312,8 @@ TEST(Compile, OpenClGraphsAgreeWithEagerWhereADeviceExists) {
   }
   EXPECT_EQ(f.stats().graph_calls, 1) << f.stats().eager_reason;
   EXPECT_EQ(g.stats().graph_calls, 1) << g.stats().eager_reason;
+  expect_stored_prologue_values(dev, {9, 37});    // the scalar row loop
+  expect_stored_prologue_values(dev, {4, 1024});  // the unrolled vector passes
 }
 
 }  // namespace

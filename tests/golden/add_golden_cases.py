@@ -8,6 +8,7 @@ as they are.
 
     /usr/bin/python3 tests/golden/add_golden_cases.py            # every op below
     /usr/bin/python3 tests/golden/add_golden_cases.py maximum     # one op
+    /usr/bin/python3 tests/golden/add_golden_cases.py graph       # the fixed graphs of xd-conform --compiled
 
 Needs torch and numpy (Debian: python3-torch python3-numpy). A new op gets one entry in CASES:
 its name (xdispatch's and torch's), how to draw its inputs and call it, and its tolerance.
@@ -45,12 +46,12 @@ def special_floats(shape, dtype, gen):
     return x.to(dtype)
 
 
-def operand(shape, dtype_name, gen, special):
+def operand(shape, dtype_name, gen, special, lo=-4.0, hi=4.0):
     dtype = TORCH_DTYPES[dtype_name]
     if dtype.is_floating_point:
         if special:
             return special_floats(shape, dtype, gen)
-        return (torch.rand(shape, generator=gen, dtype=torch.float64) * 8 - 4).to(dtype)
+        return (torch.rand(shape, generator=gen, dtype=torch.float64) * (hi - lo) + lo).to(dtype)
     lo, hi = (0, 200) if dtype == torch.uint8 else (-100, 100)
     return torch.randint(lo, hi, shape, generator=gen, dtype=torch.int64).to(dtype)
 
@@ -73,10 +74,79 @@ def binary_cases(op, fn):
     return cases
 
 
-# One entry per op: the cases it contributes.
+def graph_cases():
+    """The fixed graphs of `xd-conform --compiled` (tools/xd-conform/compiled/fixed_graphs.cpp),
+    run there through xd::compile. Each op is computed in float32 (float64 for f64) and rounded to
+    the case's dtype, as xdispatch's kernels and PyTorch's CPU kernels for f16/bf16 do, so the
+    expected outputs have every intermediate rounding the compiled graph must keep.
+    rms_norm (not in torch 1.13) is x * rsqrt(mean(x^2) + eps) * weight over the last dim,
+    computed in float32 and rounded once. Tolerances: f16 and bf16 the dtype's (one unit in the
+    last place: the roundings are the same ones), f32 assert_close's widened for chains of a few
+    ops; all of them by sqrt(K) where a matmul sums K terms."""
+    def graph_ops(dt):
+        compute = torch.float64 if dt == torch.float64 else torch.float32
+
+        def op(fn):
+            return lambda *a: fn(*[t.to(compute) for t in a]).to(dt)
+        return op
+
+    def chain6(t, dt):
+        op = graph_ops(dt)
+        x, y = t["x"], t["y"]
+        half = torch.tensor(0.5, dtype=dt)
+        a = op(torch.add)(op(torch.mul)(x, half), y)
+        b = op(torch.sub)(op(torch.mul)(op(torch.nn.functional.gelu)(a), y), x)
+        return {"out0": op(torch.exp)(op(torch.tanh)(b))}
+
+    def silu_mul_add(t, dt):
+        op = graph_ops(dt)
+        return {"out0": op(torch.add)(op(torch.mul)(op(torch.nn.functional.silu)(t["x"]), t["y"]), t["z"])}
+
+    def silu_rms_norm(t, dt):
+        op = graph_ops(dt)
+
+        def rms_norm(x, w):
+            return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * w
+        return {"out0": op(torch.nn.functional.silu)(op(rms_norm)(t["x"], t["weight"]))}
+
+    def llama_mlp(t, dt):
+        op = graph_ops(dt)
+        mm, x = op(torch.mm), t["x"]
+        h = op(torch.mul)(op(torch.nn.functional.silu)(mm(x, t["w_gate"])), mm(x, t["w_up"]))
+        return {"out0": mm(h, t["w_down"])}
+
+    def softmax_chain(t, dt):
+        op = graph_ops(dt)
+        half, four = torch.tensor(0.5, dtype=dt), torch.tensor(4.0, dtype=dt)
+        s = op(torch.mul)(op(torch.tanh)(op(torch.add)(op(torch.mul)(t["x"], half), t["y"])), four)
+        return {"out0": op(lambda v: torch.softmax(v, -1))(s), "out1": s}
+
+    graphs = [
+        ("chain6", chain6, {"x": ([8, 33], -3, 3), "y": ([8, 33], -3, 3)}, 1),
+        ("silu_mul_add", silu_mul_add, {"x": ([6, 17], -3, 3), "y": ([17], -3, 3), "z": ([6, 1], -3, 3)}, 1),
+        ("silu_rms_norm", silu_rms_norm, {"x": ([5, 64], -3, 3), "weight": ([64], 0.5, 1.5)}, 1),
+        ("llama_mlp", llama_mlp, {"x": ([4, 32], -2, 2), "w_gate": ([32, 48], -0.25, 0.25),
+                                  "w_up": ([32, 48], -0.25, 0.25), "w_down": ([48, 32], -0.25, 0.25)}, 48),
+        ("softmax_chain", softmax_chain, {"x": ([6, 40], -3, 3), "y": ([40], -3, 3)}, 1),
+    ]
+    base = {"f32": (1e-5, 1e-5), "f16": (1e-3, 1e-5), "bf16": (1.6e-2, 1e-5)}
+    cases = []
+    for name, fn, inputs, k in graphs:
+        for dtype in ["f32", "f16", "bf16"]:
+            rtol, atol = (v * k ** 0.5 for v in base[dtype])
+            dt = TORCH_DTYPES[dtype]
+            cases.append({"op": "graph", "graph": name, "dtype": dtype, "index": 0, "attrs": {},
+                          "inputs": {n: (shape, dtype, False, lo, hi) for n, (shape, lo, hi) in inputs.items()},
+                          "call": lambda t, fn=fn, dt=dt: fn(t, dt),
+                          "rtol": rtol, "atol": atol, "note": "graph " + name + " through xd::compile"})
+    return cases
+
+
+# One entry per op: the cases it contributes ("graph": the fixed graphs of xd-conform --compiled).
 CASES = {
     "maximum": lambda: binary_cases("maximum", torch.maximum),
     "minimum": lambda: binary_cases("minimum", torch.minimum),
+    "graph": graph_cases,
 }
 
 
@@ -90,18 +160,23 @@ def tensor_entry(case_id, role, name, t, files):
 
 def make(spec, gen):
     case_id = f"{spec['op']}/{spec['dtype']}/{spec['index']}"
-    tensors = {name: operand(shape, dtype, gen, special) for name, (shape, dtype, special) in spec["inputs"].items()}
+    if "graph" in spec:
+        case_id = f"graph/{spec['graph']}/{spec['dtype']}/{spec['index']}"
+    tensors = {name: operand(shape, dtype, gen, special, *rng) for name, (shape, dtype, special, *rng) in spec["inputs"].items()}
     outputs = spec["call"](tensors)
     files = []
     note = f"generated by tests/golden/add_golden_cases.py with torch {torch.__version__} on the CPU"
     if spec["note"]:
         note += "; " + spec["note"]
-    return {
+    entry = {
         "id": case_id, "op": spec["op"], "dtype": spec["dtype"], "attrs": spec["attrs"],
         "inputs": [tensor_entry(case_id, "in", n, t, files) for n, t in tensors.items()],
         "outputs": [tensor_entry(case_id, "out", n, t, files) for n, t in outputs.items()],
         "rtol": spec["rtol"], "atol": spec["atol"], "note": note,
     }
+    if "graph" in spec:
+        entry["graph"] = spec["graph"]
+    return entry
 
 
 def main(argv):

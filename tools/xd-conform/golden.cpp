@@ -1,14 +1,15 @@
 #include "golden.hpp"
 
-#include "comparison.hpp"
-#include "npy.hpp"
-#include "op_case.hpp"
-#include "ops/helpers.hpp"
-
 #include <xd/backend.hpp>
 #include <xd/error.hpp>
 #include <xd/ops.hpp>
 #include <xd/sparse.hpp>
+
+#include "comparison.hpp"
+#include "compiled/compiled_runner.hpp"
+#include "npy.hpp"
+#include "op_case.hpp"
+#include "ops/helpers.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -89,9 +90,15 @@ std::vector<GoldenCase> load_golden(const std::string& dir) {
     g.op = c.at("op").get<std::string>();
     g.dtype_text = c.at("dtype").get<std::string>();
     g.tolerance = {c.value("rtol", 0.0), c.value("atol", 0.0)};
-    if (!known.count(g.op)) g.unsupported = "op " + g.op + " does not exist in xdispatch yet";
-    g.family = find_op_family(g.op);
-    g.attrs = parse_attrs(g.family, g.op, c.value("attrs", json::object()), g.unsupported);
+    if (c.contains("graph")) {
+      g.graph = c["graph"].get<std::string>();
+      if (find_named_graph(g.graph) == nullptr) g.unsupported = "graph " + g.graph + " is not one xd-conform knows";
+      if (!c.value("attrs", json::object()).empty()) g.unsupported = "a graph case takes no attributes";
+    } else {
+      if (!known.count(g.op)) g.unsupported = "op " + g.op + " does not exist in xdispatch yet";
+      g.family = find_op_family(g.op);
+      g.attrs = parse_attrs(g.family, g.op, c.value("attrs", json::object()), g.unsupported);
+    }
     if (!dtype_or_none(g.dtype_text)) g.unsupported = "dtype " + g.dtype_text;
     for (const json& t : c.at("inputs")) g.inputs.push_back(load_tensor(dir, t, g.id, g.unsupported));
     for (const json& t : c.at("outputs")) g.outputs.push_back(load_tensor(dir, t, g.id, g.unsupported));
@@ -111,8 +118,10 @@ std::vector<Tensor> invoke_sparse(const GoldenCase& g, Device dev) {
   const GoldenTensor* s = nullptr;
   std::map<std::string, Tensor> dense;
   for (const GoldenTensor& t : g.inputs) {
-    if (t.sparse()) s = &t;
-    else dense[t.name] = from_host(t.bytes.data(), t.dtype, t.shape, dev);
+    if (t.sparse())
+      s = &t;
+    else
+      dense[t.name] = from_host(t.bytes.data(), t.dtype, t.shape, dev);
   }
   auto part = [&](size_t i) { return from_host(s->csr[i].bytes.data(), s->csr[i].dtype, s->csr[i].shape, dev); };
   const SparseCsr a(part(0), part(1), part(2), s->shape);
@@ -156,7 +165,8 @@ Outcome run_one(const GoldenCase& g, const OpSchema& schema, Dtype key, const st
         r.comparison.message = "not produced";
       } else if (got[idx].dtype() != e.dtype) {
         r.comparison.ok = false;
-        r.comparison.message = std::string("dtype ") + dtype_name(got[idx].dtype()) + ", expected " + dtype_name(e.dtype);
+        r.comparison.message =
+            std::string("dtype ") + dtype_name(got[idx].dtype()) + ", expected " + dtype_name(e.dtype);
       } else if (std::vector<int64_t>(got[idx].sizes().begin(), got[idx].sizes().end()) != e.shape) {
         r.comparison.ok = false;
         r.comparison.message = "shape " + index_text({got[idx].sizes().begin(), got[idx].sizes().end()}) +
@@ -178,6 +188,69 @@ Outcome run_one(const GoldenCase& g, const OpSchema& schema, Dtype key, const st
   return o;
 }
 
+// A graph case: the named graph through xd::compile, called twice (trace, then the compiled
+// graph), both results compared with the stored outputs; the stats must show the second call
+// ran the graph or ran eagerly with a reason.
+Outcome run_graph(const GoldenCase& g, const std::string& backend) {
+  Outcome o;
+  auto fail = [&](const std::string& why, bool whole_case) {
+    o.status = Status::fail;
+    o.message += (o.message.empty() ? "" : "; ") + why;
+    if (whole_case) o.case_errors.push_back(why);
+  };
+  try {
+    const NamedGraph& ng = *find_named_graph(g.graph);
+    const Device dev = Device::parse(backend);
+    std::vector<Tensor> inputs;
+    for (const std::string& name : ng.input_names) {
+      const auto it =
+          std::find_if(g.inputs.begin(), g.inputs.end(), [&](const GoldenTensor& t) { return t.name == name; });
+      if (it == g.inputs.end()) {
+        fail("the manifest lacks input '" + name + "' of graph " + g.graph, true);
+        return o;
+      }
+      inputs.push_back(from_host(it->bytes.data(), it->dtype, it->shape, dev));
+    }
+    const auto f = compile_recipe(retype_constants(ng.recipe, *dtype_or_none(g.dtype_text)));
+    const std::vector<Tensor> traced = f->call(inputs);
+    const std::vector<Tensor> compiled = f->call(inputs);
+    CompiledRun run;
+    const std::string problem = stats_problem(f->stats(), 2, run);
+    if (!problem.empty()) fail(problem, true);
+    for (size_t i = 0; i < g.outputs.size(); ++i) {
+      const GoldenTensor& e = g.outputs[i];
+      for (const auto& [suffix, got] :
+           {std::pair<std::string, const std::vector<Tensor>*>{"", &compiled}, {" traced", &traced}}) {
+        OutputResult r;
+        r.name = e.name + suffix;
+        r.dtype = e.dtype;
+        r.shape = e.shape;
+        r.tolerance = g.tolerance;
+        if (i >= got->size()) {
+          r.comparison.ok = false;
+          r.comparison.message = "not produced";
+        } else if ((*got)[i].dtype() != e.dtype ||
+                   std::vector<int64_t>((*got)[i].sizes().begin(), (*got)[i].sizes().end()) != e.shape) {
+          r.comparison.ok = false;
+          r.comparison.message = std::string("dtype ") + dtype_name((*got)[i].dtype()) + " shape " +
+                                 index_text({(*got)[i].sizes().begin(), (*got)[i].sizes().end()}) + ", expected " +
+                                 dtype_name(e.dtype) + " " + index_text(e.shape);
+        } else {
+          r.comparison = compare_bytes(e.dtype, e.shape, e.bytes, (*got)[i].to_bytes(), g.tolerance);
+        }
+        if (!r.comparison.ok) fail(r.name + ": " + r.comparison.message, false);
+        o.outputs.push_back(std::move(r));
+      }
+    }
+    if (o.status != Status::fail)
+      o.message = run.graph ? "compiled graph: " + std::to_string(run.kernels) + " fused kernel(s)"
+                            : "eager: " + run.eager_reason;
+  } catch (const std::exception& e) {
+    fail(std::string("raises: ") + e.what(), true);
+  }
+  return o;
+}
+
 }  // namespace
 
 bool golden_selected(const GoldenCase& g, const std::vector<std::string>& ops, const std::vector<Dtype>& dtypes) {
@@ -194,16 +267,17 @@ std::vector<Record> run_golden(const std::vector<GoldenCase>& cases, const std::
   const std::vector<OpSchema> schemas = op_schemas();
   std::vector<Record> out;
   size_t done = 0;
-  const size_t total = backends.size() * static_cast<size_t>(std::count_if(cases.begin(), cases.end(), [&](const GoldenCase& g) {
-                         return golden_selected(g, ops, dtypes);
-                       }));
+  const size_t total =
+      backends.size() * static_cast<size_t>(std::count_if(cases.begin(), cases.end(), [&](const GoldenCase& g) {
+        return golden_selected(g, ops, dtypes);
+      }));
   for (const GoldenCase& g : cases) {
     if (!golden_selected(g, ops, dtypes)) continue;
     const auto key = dtype_or_none(g.dtype_text);
     for (const std::string& backend : backends) {
       Record rec;
       rec.id = "golden/" + g.id + "/" + backend;
-      rec.op = g.op;
+      rec.op = g.graph.empty() ? g.op : "graph " + g.graph;
       rec.backend = backend;
       rec.dtype = g.dtype_text;
       rec.variant = g.id;
@@ -216,6 +290,8 @@ std::vector<Record> run_golden(const std::vector<GoldenCase>& cases, const std::
       if (!g.unsupported.empty()) {
         rec.outcome.status = Status::unsupported;
         rec.outcome.message = g.unsupported;
+      } else if (!g.graph.empty()) {
+        rec.outcome = run_graph(g, backend);
       } else if (g.family == nullptr) {
         rec.outcome.status = Status::fail;
         rec.outcome.message = no_case_description(g.op);

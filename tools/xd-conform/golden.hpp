@@ -28,6 +28,9 @@ class OpFamily;
 
 struct GoldenCase {
   std::string id, op, dtype_text;
+  // `"op": "graph", "graph": NAME`: a fixed graph of xd-conform --compiled (compiled/graph_cases.hpp),
+  // run through xd::compile; inputs by the graph's input names, outputs out0, out1, ... in order.
+  std::string graph;
   const OpFamily* family = nullptr;  // the op's family (op_case.hpp); nullptr: none describes it
   Attrs attrs;
   std::vector<GoldenTensor> inputs, outputs;

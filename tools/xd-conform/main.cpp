@@ -6,17 +6,18 @@
 // by no case, 2 on a usage error, found before any case runs (bad option, unknown or unavailable
 // backend, unknown dtype or op, a filter selecting no case, a --golden folder without a valid
 // manifest, a --json or --junit file that cannot be written).
+#include <xd/schema.hpp>
+#include <xd/xd.hpp>
+
 #include "case_generator.hpp"
 #include "common/cli.hpp"
 #include "common/startup.hpp"
+#include "compiled/compiled_runner.hpp"
 #include "golden.hpp"
 #include "npy.hpp"
 #include "report.hpp"
 #include "runner.hpp"
 #include "tensor_factory.hpp"
-
-#include <xd/xd.hpp>
-#include <xd/schema.hpp>
 
 #include <boost/program_options.hpp>
 
@@ -26,6 +27,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <set>
 #include <unistd.h>
 
@@ -43,7 +45,8 @@ void check_backend(const std::string& name) {
   std::string why;
   for (const auto& r : xd::load_report())
     if (r.name == name) why = std::string(xd::load_status_name(r.status)) + (r.reason.empty() ? "" : ": " + r.reason);
-  throw UsageError("backend '" + name + "' is not available" + (why.empty() ? " (no plugin of that name was found)" : " (" + why + ")") +
+  throw UsageError("backend '" + name + "' is not available" +
+                   (why.empty() ? " (no plugin of that name was found)" : " (" + why + ")") +
                    "; available: " + available_backends() + "\n" + xd::format_load_report());
 }
 
@@ -58,7 +61,8 @@ void check_writable(const std::string& option, const std::string& path) {
     std::ofstream f(path, std::ios::binary | std::ios::app);
     ok = static_cast<bool>(f);
   }
-  if (!ok) throw UsageError(option + " " + path + ": cannot be written (does its folder exist, and may it be written?)");
+  if (!ok)
+    throw UsageError(option + " " + path + ": cannot be written (does its folder exist, and may it be written?)");
   if (!existed) std::filesystem::remove(path, ec);
 }
 
@@ -137,16 +141,26 @@ Case find_case(const std::string& id) {
 
 const char* npy_descr(xd::Dtype d) {
   switch (d) {
-    case xd::Dtype::f64: return "<f8";
-    case xd::Dtype::f32: return "<f4";
-    case xd::Dtype::f16: return "<f2";
-    case xd::Dtype::bf16: return "<u2";
-    case xd::Dtype::i8: return "|i1";
-    case xd::Dtype::u8: return "|u1";
-    case xd::Dtype::i32: return "<i4";
-    case xd::Dtype::i64: return "<i8";
-    case xd::Dtype::boolean: return "|b1";
-    default: return "|u1";  // fp8: raw bits
+    case xd::Dtype::f64:
+      return "<f8";
+    case xd::Dtype::f32:
+      return "<f4";
+    case xd::Dtype::f16:
+      return "<f2";
+    case xd::Dtype::bf16:
+      return "<u2";
+    case xd::Dtype::i8:
+      return "|i1";
+    case xd::Dtype::u8:
+      return "|u1";
+    case xd::Dtype::i32:
+      return "<i4";
+    case xd::Dtype::i64:
+      return "<i8";
+    case xd::Dtype::boolean:
+      return "|b1";
+    default:
+      return "|u1";  // fp8: raw bits
   }
 }
 
@@ -173,24 +187,111 @@ int replay(const std::string& id, const std::string& dump_dir) {
   return o.status == Status::fail ? 1 : 0;
 }
 
+Record record_of(const GraphCase& g, const GraphOutcome& go) {
+  Record r;
+  r.id = g.id;
+  r.op = g.family;
+  r.backend = g.backend;
+  r.dtype = xd::dtype_name(g.dtype);
+  r.variant = g.variant;
+  for (const InputSpec& in : g.inputs) {
+    r.input_names.push_back(in.name);
+    r.input_shapes.push_back(in.layout == Layout::expanded ? in.expand_to : in.sizes);
+  }
+  r.outcome = go.outcome;
+  return r;
+}
+
+int replay_graph(const std::string& id, const std::string& dump_dir) {
+  std::string why;
+  const std::vector<GraphCase> found = find_graph_case(id, why);
+  if (found.empty()) throw UsageError(why);
+  const GraphCase& g = found.front();
+  check_backend(g.backend);
+  const Case c = as_case(g);
+  std::cout << "case " << g.id << "\n  graph: " << recipe_text(g.recipe) << "\n" << describe_inputs(c, 16);
+  if (!dump_dir.empty()) {
+    std::filesystem::create_directories(dump_dir);
+    const CaseInputs in = make_inputs(c, xd::cpu());
+    for (size_t i = 0; i < c.inputs.size(); ++i) {
+      const xd::Tensor& t = *in.reference[i];
+      const std::string path = dump_dir + "/" + c.inputs[i].name + ".npy";
+      write_npy(path, npy_descr(t.dtype()), {t.sizes().begin(), t.sizes().end()}, t.to_bytes());
+      std::cout << "  wrote " << path << "\n";
+    }
+  }
+  const GraphOutcome go = run_graph_case(g);
+  const Outcome& o = go.outcome;
+  std::cout << status_name(o.status) << (o.message.empty() ? "" : ": " + o.message) << "\n";
+  for (const OutputResult& r : o.outputs)
+    std::cout << "  " << r.name << ": " << xd::dtype_name(r.dtype) << " " << index_text(r.shape) << " max abs error "
+              << r.comparison.max_abs_error << ", max rel error " << r.comparison.max_rel_error << " (rtol "
+              << r.tolerance.rtol << ", atol " << r.tolerance.atol << ")"
+              << (r.comparison.ok ? "" : " (worst at " + index_text(r.comparison.worst_index) + ")") << "\n";
+  return o.status == Status::fail ? 1 : 0;
+}
+
+// --compiled: random and fixed graphs through xd::compile. Returns the records; prints how many
+// graphs ran compiled and why the others ran eagerly.
+std::vector<Record> run_compiled(const GraphOptions& g, bool list, bool verbose, Progress& progress) {
+  const std::vector<GraphCase> cases = generate_graph_cases(g);
+  std::vector<Record> records;
+  if (list) {
+    for (const GraphCase& c : cases) std::cout << c.id << "\n";
+    return records;
+  }
+  std::map<std::string, std::map<std::string, int>> eager_reasons;  // backend -> reason -> graphs
+  std::map<std::string, int> compiled;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    progress.update(i + 1, cases.size(), cases[i].id);
+    const GraphOutcome go = run_graph_case(cases[i]);
+    if (go.outcome.status == Status::fail) {
+      progress.done();
+      std::cout << "FAIL " << cases[i].id << ": " << go.outcome.message << "\n  graph: " << recipe_text(cases[i].recipe)
+                << "\n";
+    } else if (verbose) {
+      std::cout << status_name(go.outcome.status) << " " << cases[i].id << ": " << go.outcome.message << "\n";
+    }
+    if (go.outcome.status == Status::pass && go.outcome.case_errors.empty() &&
+        !go.outcome.message.starts_with("every run")) {
+      if (go.run.graph)
+        ++compiled[cases[i].backend];
+      else
+        ++eager_reasons[cases[i].backend][go.run.eager_reason];
+    }
+    records.push_back(record_of(cases[i], go));
+  }
+  progress.done();
+  for (const std::string& b : g.backends) {
+    int eager = 0;
+    for (const auto& [reason, n] : eager_reasons[b]) eager += n;
+    std::cout << b << ": " << compiled[b] << " passing graph(s) ran compiled code, " << eager << " ran eagerly\n";
+    for (const auto& [reason, n] : eager_reasons[b]) std::cout << "  " << n << " eagerly: " << reason << "\n";
+  }
+  return records;
+}
+
 int run(int argc, char** argv) {
   po::options_description opts("xd-conform: every backend against the CPU reference (and golden data)");
   std::vector<std::string> backends, ops, dtype_names;
   std::string json_path, junit_path, golden_dir, replay_id, dump_dir;
   uint64_t seed = 1234;
-  opts.add_options()("help,h", "show this help")
-      ("backend,b", po::value(&backends)->composing(), "backend under test (repeatable; default: the one XD_BACKEND selects, else every available backend but cpu, or cpu alone)")
-      ("op", po::value(&ops)->composing(), "only this op (repeatable)")
-      ("dtype", po::value(&dtype_names)->composing(), "only this dtype (repeatable)")
-      ("quick", "the small shape set (CI)")
-      ("seed", po::value(&seed), "seed of every input (default 1234); part of each case id")
-      ("json", po::value(&json_path), "write every case as JSON to FILE")
-      ("junit", po::value(&junit_path), "write JUnit XML to FILE")
-      ("golden", po::value(&golden_dir), "run the golden cases in DIR (manifest.json + .npy) instead")
-      ("list", "print the case ids and exit")
-      ("replay", po::value(&replay_id), "rerun one case by id, printing its inputs")
-      ("dump", po::value(&dump_dir), "with --replay: write the inputs as .npy files into DIR")
-      ("verbose,v", "print every case, not only failures");
+  opts.add_options()("help,h", "show this help")("backend,b", po::value(&backends)->composing(),
+                                                 "backend under test (repeatable; default: the one XD_BACKEND selects, "
+                                                 "else every available backend but cpu, or cpu alone)")(
+      "op", po::value(&ops)->composing(), "only this op (repeatable)")("dtype", po::value(&dtype_names)->composing(),
+                                                                       "only this dtype (repeatable)")(
+      "quick", "the small shape set (CI)")("seed", po::value(&seed),
+                                           "seed of every input (default 1234); part of each case id")(
+      "json", po::value(&json_path), "write every case as JSON to FILE")("junit", po::value(&junit_path),
+                                                                         "write JUnit XML to FILE")(
+      "golden", po::value(&golden_dir), "run the golden cases in DIR (manifest.json + .npy) instead")(
+      "compiled",
+      "run random graphs and fixed named graphs through xd::compile instead, each checked against eager execution and "
+      "the CPU reference")("list", "print the case ids and exit")("replay", po::value(&replay_id),
+                                                                  "rerun one case by id, printing its inputs")(
+      "dump", po::value(&dump_dir), "with --replay: write the inputs as .npy files into DIR")(
+      "verbose,v", "print every case, not only failures");
   po::variables_map vm;
   try {
     po::store(po::parse_command_line(argc, argv, opts), vm);
@@ -223,7 +324,10 @@ int run(int argc, char** argv) {
     for (const std::string& op : ops)
       if (!known.count(op)) throw UsageError("unknown op '" + op + "'");
   }
-  if (!replay_id.empty()) return replay(replay_id, dump_dir);
+  const bool compiled = vm.count("compiled") != 0;
+  if (compiled && !golden_dir.empty()) throw UsageError("--compiled and --golden are separate modes; give one");
+  if (!replay_id.empty())
+    return replay_id.starts_with("compiled/") ? replay_graph(replay_id, dump_dir) : replay(replay_id, dump_dir);
   if (!json_path.empty()) check_writable("--json", json_path);
   if (!junit_path.empty()) check_writable("--junit", junit_path);
 
@@ -246,7 +350,19 @@ int run(int argc, char** argv) {
   const bool verbose = vm.count("verbose") != 0;
   Progress progress;
 
-  if (!golden_dir.empty()) {
+  if (compiled) {
+    summary.mode = "compiled";
+    GraphOptions g;
+    g.backends = backends;
+    g.ops = ops;
+    g.dtypes = dtypes;
+    g.quick = vm.count("quick") != 0;
+    g.seed = seed;
+    if (generate_graph_cases(g).empty())
+      throw UsageError("no compiled graph matches " + selection_text(ops, dtype_names, backends));
+    summary.records = run_compiled(g, vm.count("list") != 0, verbose, progress);
+    if (vm.count("list")) return 0;
+  } else if (!golden_dir.empty()) {
     summary.mode = "golden";
     std::vector<std::string> with_ref = backends;
     if (std::find(with_ref.begin(), with_ref.end(), reference->name) == with_ref.end())
@@ -307,8 +423,12 @@ int run(int argc, char** argv) {
   progress.done();
 
   for (const Record& r : summary.records) {
-    if (r.outcome.status == Status::fail) std::cout << "FAIL " << r.id << ": " << r.outcome.message << "\n";
-    else if (verbose) std::cout << status_name(r.outcome.status) << " " << r.id << (r.outcome.message.empty() ? "" : ": " + r.outcome.message) << "\n";
+    if (compiled) break;  // run_compiled printed them, with each failing graph
+    if (r.outcome.status == Status::fail)
+      std::cout << "FAIL " << r.id << ": " << r.outcome.message << "\n";
+    else if (verbose)
+      std::cout << status_name(r.outcome.status) << " " << r.id
+                << (r.outcome.message.empty() ? "" : ": " + r.outcome.message) << "\n";
   }
   for (const UncoveredKernel& k : summary.uncovered)
     std::cout << "UNCOVERED " << k.name << " (" << k.op << ", " << k.backend << ", " << k.dtype

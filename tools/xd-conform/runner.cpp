@@ -1,10 +1,10 @@
 #include "runner.hpp"
 
-#include "op_case.hpp"
-#include "tensor_factory.hpp"
-
 #include <xd/backend.hpp>
 #include <xd/error.hpp>
+
+#include "op_case.hpp"
+#include "tensor_factory.hpp"
 
 #include <chrono>
 #include <sstream>
@@ -13,16 +13,16 @@ namespace xd::conform {
 
 const char* status_name(Status s) {
   switch (s) {
-    case Status::pass: return "pass";
-    case Status::fail: return "fail";
-    case Status::unsupported: return "unsupported";
+    case Status::pass:
+      return "pass";
+    case Status::fail:
+      return "fail";
+    case Status::unsupported:
+      return "unsupported";
   }
   return "?";
 }
 
-namespace {
-
-// The most specific xd::Error type of an exception, for "both sides raise the same error".
 std::string error_type(const std::exception& e) {
   if (dynamic_cast<const ShapeError*>(&e)) return "ShapeError";
   if (dynamic_cast<const DtypeError*>(&e)) return "DtypeError";
@@ -35,6 +35,8 @@ std::string error_type(const std::exception& e) {
   if (dynamic_cast<const Error*>(&e)) return "Error";
   return "std::exception";
 }
+
+namespace {
 
 // Enables only `kernel` in its slot for the lifetime of the guard.
 class KernelIsolation {

@@ -6,6 +6,7 @@
 #include "comparison.hpp"
 #include "conform_case.hpp"
 
+#include <exception>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,7 +26,7 @@ struct OutputResult {
 
 struct Outcome {
   Status status = Status::pass;
-  std::string message;                  // why it failed or is unsupported
+  std::string message;  // why it failed or is unsupported
   // Failures that belong to no single output's comparison (an error raised by one side only, a
   // fallback to the CPU, an output on the wrong device or defined on one side only).
   std::vector<std::string> case_errors;
@@ -33,12 +34,16 @@ struct Outcome {
   // reference produced nothing (it raised, or the case did not run).
   std::optional<std::vector<int64_t>> shape;
   std::vector<OutputResult> outputs;
-  std::vector<uint64_t> input_hashes;   // per input; 0 when absent
+  std::vector<uint64_t> input_hashes;  // per input; 0 when absent
   double seconds = 0;
 };
 
 // Every exception is caught and turned into an outcome.
 Outcome run_case(const Case& c);
+
+// The most specific xd::Error type of an exception ("ShapeError", ...), for "both sides raise
+// the same error".
+std::string error_type(const std::exception& e);
 
 // Case inputs and outputs as text, for --replay.
 std::string describe_inputs(const Case& c, int max_values);
