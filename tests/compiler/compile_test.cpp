@@ -204,6 +204,13 @@ TEST(Compile, FunctionsThatCannotBeCapturedRunEagerlyAndSayWhy) {
     EXPECT_EQ(s.eager_calls, 1) << c.reason;
     EXPECT_NE(s.eager_reason.find(c.reason), std::string::npos) << s.eager_reason;
   }
+  auto empty = xd::compile([](const Tensor& x) { return xd::exp(xd::neg(x)); });
+  const Tensor e = xd::randn({0, 5});
+  empty(e);
+  EXPECT_EQ(empty(e).numel(), 0);
+  EXPECT_EQ(empty.stats().graph_calls, 0);
+  EXPECT_NE(empty.stats().eager_reason.find("tensors with no elements"), std::string::npos)
+      << empty.stats().eager_reason;
 }
 
 TEST(Compile, ExceptionsOfTheFunctionPropagateAndCacheNothing) {
