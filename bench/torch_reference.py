@@ -147,7 +147,7 @@ def main():
     ap.add_argument("--copy-mib", type=float, default=256)
     ap.add_argument("--csv", default="-")
     ap.add_argument("--device", choices=["cuda", "cpu"], default="cuda")
-    ap.add_argument("--suite", choices=["all", "ops", "fused"], default="all")
+    ap.add_argument("--suite", choices=["all", "ops", "matmul", "fused"], default="all")
     ap.add_argument("--quick", action="store_true", help="fused suite at the CPU sizes (llama_mlp 64x1024x2816)")
     ap.add_argument("--threads", type=int, default=os.cpu_count(), help="intra-op threads on the CPU")
     args = ap.parse_args()
@@ -179,6 +179,8 @@ def main():
 
     if args.suite in ("all", "ops"):
         ops_suite(args, dev, add)
+    if args.suite in ("all", "matmul"):
+        matmul_suite(args, dev, add)
     if args.suite in ("all", "fused"):
         fused_suite(args, dev, add, rows)
 
@@ -216,6 +218,37 @@ def print_fused(rows):
               f"{c['speedup']:>7.2f}x  {c['kernels']}", file=sys.stderr)
 
 
+def matmul_suite(args, dev, add):
+    """xd-bench's matmul rows: mm 4096^3 (f32 f16 bf16), decode-shaped mm (M = 1 and 16, K = N =
+    16384; size MxNxK as xd-bench writes it), and llama_mlp eagerly at 16 and 512 tokens."""
+    dtypes = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}
+    for name, dt in dtypes.items():
+        s = 4096
+        a = torch.rand(s, s, device=dev, dtype=dt)
+        b = torch.rand(s, s, device=dev, dtype=dt)
+        add("mm", name, [s, s, s], lambda: a @ b, 3.0 * s * s * a.element_size(), 2.0 * s ** 3, kernel="cuBLAS")
+        del a, b
+    for name in ("f32", "bf16"):
+        dt = dtypes[name]
+        for m in (1, 16):
+            k = n = 16384
+            a = torch.rand(m, k, device=dev, dtype=dt)
+            b = torch.rand(k, n, device=dev, dtype=dt)
+            add("mm", name, [m, n, k], lambda: a @ b, (m * k + k * n + m * n) * a.element_size(), 2.0 * m * n * k,
+                kernel="cuBLAS")
+            del a, b
+    for name in ("f32", "bf16"):
+        dt = dtypes[name]
+        for t in (16, 512):
+            h, i = 4096, 11008
+            x = (torch.rand(t, h, device=dev) * 2 - 1).to(dt)
+            wg, wu = [((torch.rand(h, i, device=dev) - 0.5) * 0.04).to(dt) for _ in range(2)]
+            wd = ((torch.rand(i, h, device=dev) - 0.5) * 0.04).to(dt)
+            add("llama_mlp", name, [t, h, i], lambda: (F.silu(x @ wg) * (x @ wu)) @ wd,
+                (2.0 * t * h + 3.0 * h * i) * x.element_size(), 6.0 * t * h * i, kernel="eager", mode="eager")
+            del x, wg, wu, wd
+
+
 def ops_suite(args, dev, add):
     dtypes = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}
     norm = rms_norm_fn()
@@ -240,12 +273,6 @@ def ops_suite(args, dev, add):
         add("add_broadcast", "f32", size, lambda: a + b, 4.0 * (2 * m * k + k), kernel="add")
         add("softmax", "f32", size, lambda: torch.softmax(a, -1), 8.0 * m * k, kernel="softmax")
         del a, b
-    for name, dt in dtypes.items():
-        for s in (4096,):
-            a = torch.rand(s, s, device=dev, dtype=dt)
-            b = torch.rand(s, s, device=dev, dtype=dt)
-            add("mm", name, [s, s, s], lambda: a @ b, 3.0 * s * s * a.element_size(), 2.0 * s ** 3, kernel="cuBLAS")
-            del a, b
     # Quantised matmuls (xd-bench --op int_mm --dtype i8, --op scaled_mm --dtype f8e4m3fn|f8e5m2):
     # same traffic model, operands read once, out written once (i32 / bf16).
     for s in (4096,):

@@ -279,8 +279,19 @@ bool bf16_available() {
   }
 }
 
+// Whether oneDNN's s8 x s8 -> s32 matmul is exact here. Without VNNI (AVX-512 VNNI or AVX-VNNI)
+// oneDNN 2.6 multiplies through vpmaddubsw, whose pairwise sums saturate at 16 bits: on an AVX2
+// CPU int_mm of large-magnitude operands comes back wrong (seen on an AMD EPYC: golden int_mm
+// off by thousands), so the exact loop must run instead.
+bool int8_exact() {
+  const auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
+  return (isa & static_cast<unsigned>(dnnl_cpu_isa_avx512_core_vnni & ~dnnl_cpu_isa_avx512_core)) != 0 ||
+         (isa & static_cast<unsigned>(dnnl_cpu_isa_avx2_vnni & ~dnnl_cpu_isa_avx2)) != 0;
+}
+
 // Registered where oneDNN runs: its CPU engine opens (else every matmul takes the loops, with a
-// warning), and for bf16 where this CPU has a bf16 matmul. Each is said once, in the log.
+// warning), for bf16 where this CPU has a bf16 matmul, and for i8 (int_mm) where its int8 matmul
+// is exact (int8_exact). Each is said once, in the log.
 bool dnnl_available(xd_dtype d) {
   static const bool engine_ok = [] {
     try {
@@ -292,6 +303,16 @@ bool dnnl_available(xd_dtype d) {
     }
   }();
   if (!engine_ok) return false;
+  if (d == XD_DTYPE_I8) {
+    static const bool exact = [] {
+      const bool ok = int8_exact();
+      if (!ok)
+        plugin::log(XD_LOG_INFO,
+                    "oneDNN's int8 matmul saturates on this CPU (no VNNI): int_mm uses the exact plain loop");
+      return ok;
+    }();
+    return exact;
+  }
   if (d != XD_DTYPE_BF16) return true;
   static const bool bf16 = [] {
     const bool ok = bf16_available();

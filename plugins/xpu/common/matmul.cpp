@@ -69,9 +69,43 @@ gemm_call make_gemm(const xd_kernel_call* c) {
   return call;
 }
 
-gemm_plan plan_gemm(const gemm_args& g, int64_t wg, int64_t max_groups_yz) {
+namespace {
+
+// The tensor-core kernel for these operands, or null (see plan_gemm).
+const char* mma_entry(const gemm_args& g) {
+  const auto eight = [](int64_t v) { return v % 8 == 0; };
+  if (g.m <= 16 || g.n < 64 || g.k < 32) return nullptr;
+  if (g.a_k != 1 || !eight(g.a_off) || !eight(g.a_m) || !eight(g.a_b) || !eight(g.k)) return nullptr;
+  if (!eight(g.b_off) || !eight(g.b_b)) return nullptr;
+  if (g.b_n == 1 && eight(g.b_k) && eight(g.n)) return "xd_gemm_mma_nn";
+  if (g.b_k == 1 && eight(g.b_n)) return "xd_gemm_mma_nt";
+  return nullptr;
+}
+
+}  // namespace
+
+gemm_plan plan_gemm(const gemm_args& g, int64_t wg, int64_t max_groups_yz, bool mma) {
   gemm_plan p;
   if (g.batch == 0 || g.m == 0 || g.n == 0) return p;
+  const char* tc = mma ? mma_entry(g) : nullptr;
+  // Decode shapes: a few rows against a large B, which the skinny kernels stream once.
+  if (tc == nullptr && g.m <= 16 && wg >= 64 && g.n >= 16 && g.k * g.n >= (int64_t{1} << 16)) {
+    p.entry = g.m == 1 ? "xd_gemm_skinny_m1" : g.m <= 4 ? "xd_gemm_skinny_m4" : g.m <= 8 ? "xd_gemm_skinny_m8"
+                                                                                          : "xd_gemm_skinny_m16";
+    p.tile = 4 * 8;  // columns per work-group (XD_SQ column quads)
+    p.local[0] = wg;
+    p.local[1] = p.local[2] = 1;
+    const int64_t max_yz = std::max<int64_t>(max_groups_yz, 1);
+    for (int64_t b0 = 0; b0 < g.batch; b0 += max_yz) {
+      gemm_launch l;
+      l.batch0 = b0;
+      l.groups[0] = (g.n + p.tile - 1) / p.tile;
+      l.groups[1] = 1;
+      l.groups[2] = std::min(max_yz, g.batch - b0);
+      p.launches.push_back(l);
+    }
+    return p;
+  }
   // The register-tiled kernel needs tiles it fills (and 256 work-items); small, skinny or odd
   // shapes go to the plain tiled kernel, whose tile (XD_GT) follows the compiled XD_WG.
   p.big = wg >= 256 && (g.m >= 128 || g.n >= 128) && g.m >= 32 && g.n >= 32 && g.k >= 8;
@@ -85,6 +119,13 @@ gemm_plan plan_gemm(const gemm_args& g, int64_t wg, int64_t max_groups_yz) {
   const bool dense = p.big && g.a_k == 1 && g.b_n == 1 && four(g.n) && four(g.k) && four(g.a_off) && four(g.a_m) &&
                      four(g.a_b) && four(g.b_off) && four(g.b_k) && four(g.b_b);
   p.entry = dense ? "xd_gemm_big_dense" : p.big ? "xd_gemm_big" : "xd_gemm_tiled";
+  if (tc != nullptr) {
+    p.big = true;
+    p.tile = 128;
+    p.local[0] = 128;
+    p.local[1] = p.local[2] = 1;
+    p.entry = tc;
+  }
   const int64_t max_yz = std::max<int64_t>(max_groups_yz, 1);
   const int64_t rows_per_launch = max_yz * p.tile;
   for (int64_t b0 = 0; b0 < g.batch; b0 += max_yz) {
@@ -107,7 +148,9 @@ xd_status run_matmul(const xd_kernel_call* c) {
   return guard(c, [&] {
     const gemm_call call = make_gemm(c);
     const device_info& dev = device_of(c);
-    const gemm_plan plan = plan_gemm(call.args, dev.work_group, std::min(dev.max_groups[1], dev.max_groups[2]));
+    const bool mma = dev.matmul_mma && (call.out->dtype == XD_DTYPE_F16 || call.out->dtype == XD_DTYPE_BF16);
+    const gemm_plan plan =
+        plan_gemm(call.args, dev.work_group, std::min(dev.max_groups[1], dev.max_groups[2]), mma);
     for (const gemm_launch& l : plan.launches) {
       launch k(c, {"matmul", call.out->dtype}, plan.entry);
       k.buffer(*call.out)

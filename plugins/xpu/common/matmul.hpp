@@ -44,14 +44,18 @@ struct gemm_launch {
   int64_t groups[3] = {};        // work-groups along n (columns), rows, batch
 };
 struct gemm_plan {
-  bool big = false;       // xd_gemm_big (128 x 128 tiles, 16 x 16 work-items) or xd_gemm_tiled
+  bool big = false;       // 128 x 128 tiles: xd_gemm_big (16 x 16 work-items), xd_gemm_mma_* (128 x 1)
   int64_t tile = 0;       // outputs per work-group along each of m and n
   int64_t local[3] = {};  // the work-group size
   const char* entry = nullptr;
   std::vector<gemm_launch> launches;  // the grid cut where rows or batches exceed max_groups_yz
 };
 // `wg`: the work-group size the kernels are compiled for (XD_WG: XD_GT follows from it);
-// `max_groups_yz`: the most work-groups a launch may have along dims 1 and 2.
-gemm_plan plan_gemm(const gemm_args& g, int64_t wg, int64_t max_groups_yz);
+// `max_groups_yz`: the most work-groups a launch may have along dims 1 and 2; `mma`: the device
+// builds matmul_mma.cl's tensor-core kernels and the dtype is f16 or bf16. They are taken for
+// shapes that fill their 128 x 128 tiles (m > 16, n >= 64, k >= 32), A dense along k, B dense
+// along n (xd_gemm_mma_nn) or along k (xd_gemm_mma_nt), every offset and stride a multiple of 8
+// elements and the dense extents (k; n for nn) too.
+gemm_plan plan_gemm(const gemm_args& g, int64_t wg, int64_t max_groups_yz, bool mma = false);
 
 }  // namespace xd::xpu

@@ -11,6 +11,8 @@
 //                  local-memory reads are float4 and conflict free); K in steps of XD_BK staged
 //                  in local memory, the next step's global loads issued before the current
 //                  step's arithmetic.
+//   xd_gemm_skinny_m1/4/8/16  at most 1/4/8/16 rows (decode shapes): B streamed once, K split over
+//                  the work-group's work-items (below).
 //   xd_gemm_big_dense  xd_gemm_big's tiles and arithmetic for operands dense along k (A) and n (B)
 //                  whose offsets and row strides are multiples of 4 elements (xpu::plan_gemm
 //                  checks), n and k multiples of 4: each loader's address is computed once and
@@ -302,6 +304,239 @@ __kernel __attribute__((reqd_work_group_size(16, 16, 1))) void xd_gemm_big_dense
 #undef XD_FETCH
   xd_gemm_big_store(c, in, G, bt, m0, n0, tx, ty, acc);
 }
+#endif
+
+// ---------------------------------------------------------------- skinny (decode shapes)
+// M <= MR rows (1, 4, 8 or 16): the product streams B once and is bound by its bytes. A
+// work-group takes 4 * XD_SQ columns over all of K: work-item (cq, ks) takes columns n0 .. n0 + 3
+// and the k-chunks of 4 at ks, ks + XD_SK, ..., accumulating every row; the XD_SK partial sums of
+// a column meet in local memory and are added in ks order. The lanes of a warp walk B's dense
+// axis: n (consecutive cq) when B is k x n, k (consecutive ks) when B is stored n x k, so that
+// each load instruction reads whole lines. A's rows (small) are read along with B (cached).
+#if XD_WG >= 64
+#define XD_SQ 8
+#define XD_SK (XD_WG / XD_SQ)
+#ifndef XD_SU
+#define XD_SU 1  // chunks of B per work-item between two barriers (MR > 1)
+#endif
+#ifndef XD_S1U
+#define XD_S1U 2  // chunks of B per work-item loaded together (MR == 1)
+#endif
+
+// B[k .. k+3][n0 .. n0+3] as four CT4 rows over the columns (zero past n and past k).
+inline void xd_skinny_b(__global const T* b, long bbase, const xd_gemm G, long k, long n0, int along_k, CT4* br) {
+  if (along_k) {
+    CT4 col[4];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      const long n = n0 + j;
+      if (n < G.n && k + 3 < G.k) {
+        col[j] = xd_load4(b, bbase + n * G.b_n + k * G.b_k, G.b_k);
+      } else {
+        col[j] = (CT4)((CT)0);
+        if (n < G.n) {
+          if (k < G.k) col[j].s0 = XD_LD(b, bbase + n * G.b_n + k * G.b_k);
+          if (k + 1 < G.k) col[j].s1 = XD_LD(b, bbase + n * G.b_n + (k + 1) * G.b_k);
+          if (k + 2 < G.k) col[j].s2 = XD_LD(b, bbase + n * G.b_n + (k + 2) * G.b_k);
+        }
+      }
+    }
+    br[0] = (CT4)(col[0].s0, col[1].s0, col[2].s0, col[3].s0);
+    br[1] = (CT4)(col[0].s1, col[1].s1, col[2].s1, col[3].s1);
+    br[2] = (CT4)(col[0].s2, col[1].s2, col[2].s2, col[3].s2);
+    br[3] = (CT4)(col[0].s3, col[1].s3, col[2].s3, col[3].s3);
+    return;
+  }
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const long kk = k + i;
+    if (kk < G.k && n0 + 3 < G.n) {
+      br[i] = xd_load4(b, bbase + kk * G.b_k + n0 * G.b_n, G.b_n);
+    } else {
+      br[i] = (CT4)((CT)0);
+      if (kk < G.k) {
+        if (n0 < G.n) br[i].s0 = XD_LD(b, bbase + kk * G.b_k + n0 * G.b_n);
+        if (n0 + 1 < G.n) br[i].s1 = XD_LD(b, bbase + kk * G.b_k + (n0 + 1) * G.b_n);
+        if (n0 + 2 < G.n) br[i].s2 = XD_LD(b, bbase + kk * G.b_k + (n0 + 2) * G.b_n);
+      }
+    }
+  }
+}
+
+// A[r][k .. k+3] (zero past k).
+inline CT4 xd_skinny_a(__global const T* a, long abase, const xd_gemm G, long r, long k) {
+  if (k + 3 < G.k) return xd_load4(a, abase + r * G.a_m + k * G.a_k, G.a_k);
+  CT4 v = (CT4)((CT)0);
+  if (k < G.k) v.s0 = XD_LD(a, abase + r * G.a_m + k * G.a_k);
+  if (k + 1 < G.k) v.s1 = XD_LD(a, abase + r * G.a_m + (k + 1) * G.a_k);
+  if (k + 2 < G.k) v.s2 = XD_LD(a, abase + r * G.a_m + (k + 2) * G.a_k);
+  return v;
+}
+
+// Four undecoded elements at an address aligned for them, and their values.
+#define XD_T4 XD_CAT(T, 4)
+inline XD_T4 xd_raw4(__global const T* p) { return *(__global const XD_T4*)p; }
+inline CT4 xd_dec4(const XD_T4 v) { return (CT4)(XD_DEC(v.s0), XD_DEC(v.s1), XD_DEC(v.s2), XD_DEC(v.s3)); }
+
+// B[k .. k+3][n .. n+3] of a whole chunk (k + 3 < K) as four CT4 rows over the columns, by plain
+// vector loads with no test (the caller checked alignment and clamped n inside B): AK, B dense
+// along k (four columns of 4 k each), else along n (four rows of 4 columns). Loads first, then
+// the decoding, so that the loads of a chunk are in flight together.
+inline void xd_skinny_b_vec(__global const T* b, long bbase, const xd_gemm G, long k, long n, long n_last, const int AK,
+                            CT4* br) {
+  XD_T4 r[4];
+  if (AK) {
+#pragma unroll
+    for (int j = 0; j < 4; ++j) r[j] = xd_raw4(b + bbase + min(n + j, n_last) * G.b_n + k);
+    const CT4 c0 = xd_dec4(r[0]), c1 = xd_dec4(r[1]), c2 = xd_dec4(r[2]), c3 = xd_dec4(r[3]);
+    br[0] = (CT4)(c0.s0, c1.s0, c2.s0, c3.s0);
+    br[1] = (CT4)(c0.s1, c1.s1, c2.s1, c3.s1);
+    br[2] = (CT4)(c0.s2, c1.s2, c2.s2, c3.s2);
+    br[3] = (CT4)(c0.s3, c1.s3, c2.s3, c3.s3);
+  } else {
+#pragma unroll
+    for (int i = 0; i < 4; ++i) r[i] = xd_raw4(b + bbase + (k + i) * G.b_k + min(n, n_last));
+#pragma unroll
+    for (int i = 0; i < 4; ++i) br[i] = xd_dec4(r[i]);
+  }
+}
+
+// One row (M = 1), the whole chunks from kc on while XD_S1U of them fit, by vector loads (A dense
+// along k, B as xd_skinny_b_vec takes it): the next chunk index.
+inline long xd_skinny1_vec(__global const T* a, __global const T* b, long abase, long bbase, const xd_gemm G, long n0,
+                           long n_last, long kc, long full, const int AK, CT4* acc) {
+  for (; kc + (XD_S1U - 1) * XD_SK < full; kc += XD_S1U * XD_SK) {
+    XD_T4 ra[XD_S1U];
+    CT4 br[XD_S1U][4];
+#pragma unroll
+    for (int u = 0; u < XD_S1U; ++u) {
+      const long k = (kc + u * XD_SK) * 4;
+      ra[u] = xd_raw4(a + abase + k);
+      xd_skinny_b_vec(b, bbase, G, k, n0, n_last, AK, br[u]);
+    }
+#pragma unroll
+    for (int u = 0; u < XD_S1U; ++u) {
+      const CT4 av = xd_dec4(ra[u]);
+      acc[0] = fma((CT4)(av.s0), br[u][0], acc[0]);
+      acc[0] = fma((CT4)(av.s1), br[u][1], acc[0]);
+      acc[0] = fma((CT4)(av.s2), br[u][2], acc[0]);
+      acc[0] = fma((CT4)(av.s3), br[u][3], acc[0]);
+    }
+  }
+  return kc;
+}
+
+// red: XD_WG partial sums; al: MR * XD_SU * XD_SK chunks of A (MR > 1).
+inline void xd_gemm_skinny(__global T* c, __global const T* a, __global const T* b, __global const T* in,
+                           const xd_gemm G, long batch0, __local CT4* red, __local CT4* al, const int MR) {
+  const int lid = (int)get_local_id(0);
+  const int along_k = G.b_k == 1 && G.b_n != 1;
+  const int cq = along_k ? lid / XD_SK : lid % XD_SQ;
+  const int ks = along_k ? lid % XD_SK : lid / XD_SQ;
+  const long n0 = (long)get_group_id(0) * (4 * XD_SQ) + 4 * cq;
+  const long bt = batch0 + (long)get_group_id(2);
+  const long abase = G.a_off + bt * G.a_b, bbase = G.b_off + bt * G.b_b;
+  const long rows = G.m;  // <= MR (xpu::plan_gemm)
+  CT4 acc[16];  // rows past MR are never touched (MR is a constant once inlined)
+#pragma unroll
+  for (int r = 0; r < MR; ++r) acc[r] = (CT4)((CT)0);
+  const long chunks = (G.k + 3) / 4, full = G.k / 4;
+  // Whole chunks of B by plain vector loads (xd_skinny_b_vec) where every such load is aligned:
+  // B dense along k with a column stride, or dense along n with a row stride and N, multiples of
+  // 4 elements (offsets too). Columns past N then read column N - 1 (or the last quad) and are
+  // never stored. The test is uniform over the grid.
+  const int vec_b = along_k ? (G.b_n % 4 == 0 && bbase % 4 == 0)
+                            : (G.b_n == 1 && G.b_k % 4 == 0 && G.n % 4 == 0 && bbase % 4 == 0);
+  const long n_last = along_k ? G.n - 1 : G.n - 4;
+  if (MR == 1) {
+    long kc = ks;
+    if (vec_b && G.a_k == 1 && abase % 4 == 0) {
+      if (along_k)
+        kc = xd_skinny1_vec(a, b, abase, bbase, G, n0, n_last, kc, full, 1, acc);
+      else
+        kc = xd_skinny1_vec(a, b, abase, bbase, G, n0, n_last, kc, full, 0, acc);
+    }
+    // The rest in the same order: every chunk where the loads must be tested, else the last
+    // chunks of fewer than XD_S1U and a partial one.
+    for (; kc < chunks; kc += XD_SK) {
+      const long k = kc * 4;
+      CT4 br[4];
+      xd_skinny_b(b, bbase, G, k, n0, along_k, br);
+      const CT4 av = xd_skinny_a(a, abase, G, 0, k);
+      acc[0] = fma((CT4)(av.s0), br[0], acc[0]);
+      acc[0] = fma((CT4)(av.s1), br[1], acc[0]);
+      acc[0] = fma((CT4)(av.s2), br[2], acc[0]);
+      acc[0] = fma((CT4)(av.s3), br[3], acc[0]);
+    }
+  } else {
+    // Several rows: a block of XD_SU * XD_SK chunks of A's rows is staged in local memory once per
+    // work-group (each A value then read from global memory once per work-group, not once per
+    // column quad). Each work-item's XD_SU chunks of B are loaded first, so that their latency
+    // passes while A's block is staged.
+    for (long kb = 0; kb < chunks; kb += XD_SU * XD_SK) {
+      CT4 br[XD_SU][4];
+      if (vec_b && kb + XD_SU * XD_SK <= full) {  // uniform over the work-group
+#pragma unroll
+        for (int u = 0; u < XD_SU; ++u) {
+          if (along_k)
+            xd_skinny_b_vec(b, bbase, G, (kb + u * XD_SK + ks) * 4, n0, n_last, 1, br[u]);
+          else
+            xd_skinny_b_vec(b, bbase, G, (kb + u * XD_SK + ks) * 4, n0, n_last, 0, br[u]);
+        }
+      } else {
+#pragma unroll
+        for (int u = 0; u < XD_SU; ++u) xd_skinny_b(b, bbase, G, (kb + u * XD_SK + ks) * 4, n0, along_k, br[u]);
+      }
+      for (int e = lid; e < MR * XD_SU * XD_SK; e += XD_WG) {
+        const int r = e / (XD_SU * XD_SK), j = e - r * (XD_SU * XD_SK);
+        al[e] = r < rows ? xd_skinny_a(a, abase, G, r, (kb + j) * 4) : (CT4)((CT)0);
+      }
+      barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+      for (int u = 0; u < XD_SU; ++u) {
+#pragma unroll
+        for (int r = 0; r < MR; ++r) {
+          const CT4 av = al[r * (XD_SU * XD_SK) + u * XD_SK + ks];
+          acc[r] = fma((CT4)(av.s0), br[u][0], acc[r]);
+          acc[r] = fma((CT4)(av.s1), br[u][1], acc[r]);
+          acc[r] = fma((CT4)(av.s2), br[u][2], acc[r]);
+          acc[r] = fma((CT4)(av.s3), br[u][3], acc[r]);
+        }
+      }
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+  }
+#pragma unroll
+  for (int r = 0; r < MR; ++r) {
+    if (r < rows) {  // uniform over the work-group
+      red[lid] = acc[r];
+      barrier(CLK_LOCAL_MEM_FENCE);
+      if (ks == 0) {
+        CT4 s = (CT4)((CT)0);
+        for (int j = 0; j < XD_SK; ++j) s += red[along_k ? cq * XD_SK + j : j * XD_SQ + cq];
+        if (n0 < G.n) xd_gemm_store(c, in, G, bt, r, n0, s.s0);
+        if (n0 + 1 < G.n) xd_gemm_store(c, in, G, bt, r, n0 + 1, s.s1);
+        if (n0 + 2 < G.n) xd_gemm_store(c, in, G, bt, r, n0 + 2, s.s2);
+        if (n0 + 3 < G.n) xd_gemm_store(c, in, G, bt, r, n0 + 3, s.s3);
+      }
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+  }
+}
+
+#define XD_GEMM_SKINNY(MR)                                                                                           \
+  __kernel __attribute__((reqd_work_group_size(XD_WG, 1, 1))) void xd_gemm_skinny_m##MR(                            \
+      __global T* c, __global const T* a, __global const T* b, __global const T* in, const xd_gemm G, long row0,     \
+      long batch0) {                                                                                                 \
+    (void)row0;                                                                                                      \
+    __local CT4 red[XD_WG];                                                                                          \
+    __local CT4 al[MR > 1 ? MR * XD_SU * XD_SK : 1];                                                                 \
+    xd_gemm_skinny(c, a, b, in, G, batch0, red, al, MR);                                                             \
+  }
+XD_GEMM_SKINNY(1)
+XD_GEMM_SKINNY(4)
+XD_GEMM_SKINNY(8)
+XD_GEMM_SKINNY(16)
 #endif
 
 #endif

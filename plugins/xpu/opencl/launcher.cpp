@@ -53,6 +53,7 @@ class opencl_api final : public xpu::api {
 xpu::device_info launch_info(const device& d) {
   // Read once, when the first device is described (the plugin's init).
   static const bool int4_mma = plugin::option_flag(option_desc(option::int4_mma));
+  static const bool matmul_mma = plugin::option_flag(option_desc(option::matmul_mma));
   static const plugin::option_value tuning = plugin::read_option(option_desc(option::int4_tuning));
   static const int64_t rms_groups = plugin::option_integer(option_desc(option::rms_backward_groups));
   xpu::device_info i;
@@ -65,6 +66,7 @@ xpu::device_info launch_info(const device& d) {
   i.row_items = d.row_items;
   i.max_groups[1] = i.max_groups[2] = kMaxGridYZ;
   i.int4_mma = d.nv_mma && int4_mma;
+  i.matmul_mma = d.nv_mma && matmul_mma;
   i.int4 = {tuning.integers[0], tuning.integers[1], tuning.integers[2], tuning.integers[3]};
   i.rms_backward_groups_per_cu = rms_groups;
   return i;

@@ -37,6 +37,16 @@ const xd_option_desc kOptions[] = {
      "0: weight_int4_mm never takes the NVIDIA tensor-core kernels (to compare with the CUDA-core ones); 1: it does "
      "where the device builds them. Read when the plugin initialises."},
     {sizeof(xd_option_desc),
+     "XD_OPENCL_MATMUL_MMA",
+     XD_OPTION_FLAG,
+     0,
+     {},
+     {},
+     nullptr,
+     "1",
+     "0: mm, addmm, bmm and baddbmm in f16/bf16 never take the NVIDIA tensor-core kernels (to compare with the "
+     "CUDA-core ones); 1: they do where the device builds them. Read when the plugin initialises."},
+    {sizeof(xd_option_desc),
      "XD_OPENCL_INT4_TUNING",
      XD_OPTION_INTEGERS,
      4,

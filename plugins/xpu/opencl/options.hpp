@@ -14,6 +14,7 @@ enum class option {
   build_options,        // XD_OPENCL_BUILD_OPTIONS
   timestamps,           // XD_OPENCL_TIMESTAMPS
   int4_mma,             // XD_OPENCL_INT4_MMA
+  matmul_mma,           // XD_OPENCL_MATMUL_MMA
   int4_tuning,          // XD_OPENCL_INT4_TUNING
   rms_backward_groups,  // XD_OPENCL_RMS_BWD_GROUPS_PER_CU
 };

@@ -60,6 +60,19 @@ TEST(IntMm, HandWorkedProducts) {
                         {16384 + 16129, -16256 - 16256}));
 }
 
+// Every product 16384 and every pair of them 32768: one past int16, where a kernel that sums pairs
+// in 16 bits (oneDNN without VNNI) saturates. Whichever kernel the CPU registers must be exact.
+TEST(IntMm, ExtremeOperandsOverflowNoIntermediate) {
+  const int64_t m = 9, k = 300, n = 33;
+  const Tensor a = i8_tensor(std::vector<int8_t>(static_cast<size_t>(m * k), -128), {m, k});
+  std::vector<int8_t> bv(static_cast<size_t>(k * n), -128);
+  for (size_t i = 1; i < bv.size(); i += 7) bv[i] = 127;  // some products -16256
+  const Tensor b = i8_tensor(bv, {k, n});
+  EXPECT_TRUE(all_equal(read(xd::int_mm(a, b)), int_mm_ref(a, b)));
+  EXPECT_EQ(read(xd::int_mm(a, i8_tensor(std::vector<int8_t>(static_cast<size_t>(k * n), -128), {k, n})))[0],
+            300.0 * 16384.0);
+}
+
 TEST(IntMm, OddPrimeAndEmptyShapesMatchInt64Sums) {
   const std::vector<std::array<int64_t, 3>> sizes = {{1, 1, 1}, {7, 13, 5}, {37, 41, 29}, {1, 257, 3},  {64, 1, 3},
                                                      {0, 5, 3}, {4, 0, 3},  {3, 5, 0},    {67, 129, 45}};
@@ -108,7 +121,7 @@ uint64_t calls(const std::string& name) {
 TEST(IntMm, OneDnnAndThePlainLoopAgree) {
   bool has_dnnl = false;
   for (const auto& k : xd::kernels()) has_dnnl |= k.name == "cpu.int_mm.dnnl";
-  if (!has_dnnl) GTEST_SKIP() << "built without oneDNN";
+  if (!has_dnnl) GTEST_SKIP() << "no oneDNN int_mm here (built without oneDNN, or no VNNI: see matmul_dnnl.cpp)";
   for (const bool transposed : {false, true}) {
     const int64_t m = 67, k = 129, n = 45;
     const Tensor a = transposed ? i8_tensor(random_i8(static_cast<size_t>(m * k), 3), {k, m}).t()

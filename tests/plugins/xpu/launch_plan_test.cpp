@@ -61,6 +61,62 @@ TEST(XpuPlanGemm, SmallShapesAndSmallWorkGroupsTakeTheTiledKernel) {
   EXPECT_EQ(gemm_entry(dense_gemm(256, 256, 256), 128), "xd_gemm_tiled");
 }
 
+std::string mma_entry(const gemm_args& g) { return xd::xpu::plan_gemm(g, 256, 65535, true).entry; }
+
+TEST(XpuPlanGemm, TensorCoreKernelsTakeAlignedOperandsOfEitherBLayout) {
+  EXPECT_EQ(mma_entry(dense_gemm(4096, 4096, 4096)), "xd_gemm_mma_nn");
+  EXPECT_EQ(mma_entry(dense_gemm(17, 64, 32)), "xd_gemm_mma_nn");  // the smallest shape it takes
+  gemm_args g = dense_gemm(512, 11008, 4096);
+  g.b_k = 1, g.b_n = 4096;  // B stored n x k (x @ w.t())
+  EXPECT_EQ(mma_entry(g), "xd_gemm_mma_nt");
+  g.n = 11001;  // n needs no alignment when B is dense along k
+  EXPECT_EQ(mma_entry(g), "xd_gemm_mma_nt");
+  const xd::xpu::gemm_plan p = xd::xpu::plan_gemm(dense_gemm(300, 200, 64), 256, 65535, true);
+  EXPECT_EQ(p.local[0], 128);  // four warps
+  EXPECT_EQ(p.local[1], 1);
+  ASSERT_EQ(p.launches.size(), 1u);
+  EXPECT_EQ(p.launches[0].groups[0], 2);  // ceil(200 / 128)
+  EXPECT_EQ(p.launches[0].groups[1], 3);  // ceil(300 / 128)
+}
+
+TEST(XpuPlanGemm, TensorCoreKernelsDeclineSkinnyUnalignedOrTransposedOperands) {
+  EXPECT_EQ(mma_entry(dense_gemm(16, 4096, 4096)), "xd_gemm_skinny_m16");  // m <= 16: decode shapes
+  EXPECT_EQ(mma_entry(dense_gemm(256, 32, 256)), "xd_gemm_big_dense");  // n < 64
+  EXPECT_EQ(mma_entry(dense_gemm(256, 256, 16)), "xd_gemm_big_dense");    // k < 32
+  EXPECT_EQ(mma_entry(dense_gemm(256, 256, 260)), "xd_gemm_big_dense");   // k not a multiple of 8
+  EXPECT_EQ(mma_entry(dense_gemm(256, 260, 256)), "xd_gemm_big_dense");   // n either (nn)
+  gemm_args g = dense_gemm(256, 256, 256);
+  g.a_off = 4;
+  EXPECT_EQ(mma_entry(g), "xd_gemm_big_dense");
+  g = dense_gemm(256, 256, 256);
+  g.a_m = 1, g.a_k = 256;  // A column-major
+  EXPECT_EQ(mma_entry(g), "xd_gemm_big");
+  g = dense_gemm(256, 256, 256);
+  g.batch = 2, g.b_b = 256 * 256 + 4;
+  EXPECT_EQ(mma_entry(g), "xd_gemm_big_dense");
+  EXPECT_EQ(gemm_entry(dense_gemm(4096, 4096, 4096)), "xd_gemm_big_dense") << "only where the device has them";
+}
+
+TEST(XpuPlanGemm, DecodeShapesTakeTheSkinnyKernelForTheirRowCount) {
+  EXPECT_EQ(gemm_entry(dense_gemm(1, 16384, 16384)), "xd_gemm_skinny_m1");
+  EXPECT_EQ(gemm_entry(dense_gemm(3, 4096, 4096)), "xd_gemm_skinny_m4");
+  EXPECT_EQ(gemm_entry(dense_gemm(8, 4096, 11008)), "xd_gemm_skinny_m8");
+  EXPECT_EQ(gemm_entry(dense_gemm(16, 11008, 4096)), "xd_gemm_skinny_m16");
+  gemm_args g = dense_gemm(16, 4096, 4096);
+  g.b_k = 1, g.b_n = 4096, g.a_off = 3;  // any layout and alignment
+  g.batch = 3;
+  const xd::xpu::gemm_plan p = xd::xpu::plan_gemm(g, 256, 65535);
+  EXPECT_EQ(p.entry, std::string("xd_gemm_skinny_m16"));
+  EXPECT_EQ(p.local[0], 256);
+  ASSERT_EQ(p.launches.size(), 1u);
+  EXPECT_EQ(p.launches[0].groups[0], 128);  // 32 columns per work-group
+  EXPECT_EQ(p.launches[0].groups[1], 1);
+  EXPECT_EQ(p.launches[0].groups[2], 3);
+  EXPECT_EQ(gemm_entry(dense_gemm(17, 4096, 4096)), "xd_gemm_tiled");  // more rows than 16
+  EXPECT_EQ(gemm_entry(dense_gemm(4, 64, 64)), "xd_gemm_tiled");          // too small to stream
+  EXPECT_EQ(gemm_entry(dense_gemm(4, 4096, 4096), 32), "xd_gemm_tiled");  // work-groups under 64
+}
+
 int4_args int4(int64_t m, int64_t n, int64_t k, int64_t group) {
   int4_args a{};
   a.m = m, a.n = n, a.k = k, a.group = group;

@@ -54,7 +54,23 @@ std::vector<Dims> matmul_dims(bool quick) {
                           {3, 7, 13, 11, Layout::contiguous, Layout::expanded},
                           {1, 1, 4099, 3},
                           // register-tiled, dense operands: rows and columns past a tile, k past a step
-                          {1, 130, 36, 132}};
+                          {1, 130, 36, 132},
+                          // decode shapes (the skinny kernels): columns past a work-group's 32, k
+                          // past a chunk of 4, B dense along n or along k, sliced operands
+                          {1, 3, 1030, 130},
+                          {2, 16, 515, 260, Layout::contiguous, Layout::transposed},
+                          {1, 1, 2048, 40},
+                          {1, 9, 520, 160, Layout::sliced, Layout::sliced},
+                          // their vector loads (aligned B and A): whole chunks then a partial one,
+                          // columns past N read the last ones and are not stored
+                          {1, 1, 1030, 132},
+                          {2, 4, 1030, 132},
+                          {1, 1, 1028, 100, Layout::contiguous, Layout::transposed},
+                          {1, 16, 1028, 100, Layout::contiguous, Layout::transposed},
+                          // tensor-core tiles where a device has them (f16, bf16): B dense along n
+                          // (nn) or along k (nt), rows and columns past a 128 tile, k past a step of 32
+                          {1, 136, 264, 200},
+                          {2, 72, 40, 136, Layout::contiguous, Layout::transposed}};
   if (!quick) {
     ms.push_back({2, 129, 257, 65});
     ms.push_back({1, 512, 512, 512});

@@ -224,6 +224,11 @@ void program_cache::build(entry& e, const std::string& what, const std::vector<s
     log(XD_LOG_ERROR, e.error);
     return;
   }
+  // A clean build's log is empty on most drivers; what a compiler says anyway (warnings, or the
+  // register counts NVIDIA's prints for -cl-nv-verbose) is kept at debug level (XD_LOG=debug).
+  if (const std::string text = build_log(p, device_.id);
+      text.find_first_not_of(" \t\r\n") != std::string::npos && text != "(no build log)" && text != "(empty build log)")
+    log(XD_LOG_DEBUG, what + ": build log (options: " + options + "):\n" + text);
   std::string why;
   std::vector<unsigned char> bin;
   if (!path.empty()) {
