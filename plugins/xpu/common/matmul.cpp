@@ -74,26 +74,50 @@ namespace {
 // The tensor-core kernel for these operands, or null (see plan_gemm).
 const char* mma_entry(const gemm_args& g) {
   const auto eight = [](int64_t v) { return v % 8 == 0; };
-  if (g.m <= 16 || g.n < 64 || g.k < 32) return nullptr;
+  const bool skinny = g.m >= 2 && g.m <= 16 && g.n >= 16 && g.k >= 16;
+  if (!skinny && (g.m <= 16 || g.n < 64 || g.k < 32)) return nullptr;
   if (g.a_k != 1 || !eight(g.a_off) || !eight(g.a_m) || !eight(g.a_b) || !eight(g.k)) return nullptr;
   if (!eight(g.b_off) || !eight(g.b_b)) return nullptr;
-  if (g.b_n == 1 && eight(g.b_k) && eight(g.n)) return "xd_gemm_mma_nn";
-  if (g.b_k == 1 && eight(g.b_n)) return "xd_gemm_mma_nt";
+  if (g.b_n == 1 && eight(g.b_k) && eight(g.n)) return skinny ? "xd_gemm_mma_skinny_nn" : "xd_gemm_mma_nn";
+  if (g.b_k == 1 && eight(g.b_n)) return skinny ? "xd_gemm_mma_skinny_nt" : "xd_gemm_mma_nt";
+  return nullptr;
+}
+
+// The f32 cp.async gemv for these operands (2 <= m <= 16), or null: the alignment of
+// mma_entry's, in 16-byte chunks of 4 floats.
+const char* async_f32_entry(const gemm_args& g) {
+  const auto four = [](int64_t v) { return v % 4 == 0; };
+  if (g.m < 2 || g.m > 16 || g.n < 16 || g.k < 16) return nullptr;
+  if (g.a_k != 1 || !four(g.a_off) || !four(g.a_m) || !four(g.a_b) || !four(g.k)) return nullptr;
+  if (!four(g.b_off) || !four(g.b_b)) return nullptr;
+  if (g.b_n == 1 && four(g.b_k) && four(g.n)) return "xd_gemm_async_skinny_nn";
+  if (g.b_k == 1 && four(g.b_n)) return "xd_gemm_async_skinny_nt";
   return nullptr;
 }
 
 }  // namespace
 
-gemm_plan plan_gemm(const gemm_args& g, int64_t wg, int64_t max_groups_yz, bool mma) {
+gemm_plan plan_gemm(const gemm_args& g, int64_t wg, int64_t max_groups_yz, bool mma, bool async_f32) {
   gemm_plan p;
   if (g.batch == 0 || g.m == 0 || g.n == 0) return p;
-  const char* tc = mma ? mma_entry(g) : nullptr;
+  const char* tc = mma ? mma_entry(g) : async_f32 ? async_f32_entry(g) : nullptr;
+  const bool tc_skinny = tc != nullptr && g.m <= 16;
   // Decode shapes: a few rows against a large B, which the skinny kernels stream once.
-  if (tc == nullptr && g.m <= 16 && wg >= 64 && g.n >= 16 && g.k * g.n >= (int64_t{1} << 16)) {
-    p.entry = g.m == 1 ? "xd_gemm_skinny_m1" : g.m <= 4 ? "xd_gemm_skinny_m4" : g.m <= 8 ? "xd_gemm_skinny_m8"
-                                                                                          : "xd_gemm_skinny_m16";
-    p.tile = 4 * 8;  // columns per work-group (XD_SQ column quads)
-    p.local[0] = wg;
+  if (tc_skinny || (tc == nullptr && g.m <= 16 && wg >= 64 && g.n >= 16 && g.k * g.n >= (int64_t{1} << 16))) {
+    p.entry = tc_skinny  ? tc
+              : g.m == 1 ? "xd_gemm_skinny_m1"
+              : g.m <= 4 ? "xd_gemm_skinny_m4"
+              : g.m <= 8 ? "xd_gemm_skinny_m8"
+                         : "xd_gemm_skinny_m16";
+    p.tile = 32;  // columns per work-group (XD_SQ column quads; xd_gemm_mma_skinny_*: 4 n8 tiles)
+    // Wide B: 64 columns per work-group, so that A (read once per work-group) costs half as much
+    // per byte of B (16384 x 16384 bf16, M = 16, on an H100: 0.314 -> 0.225 ms); narrower B keeps
+    // 32 for the work-groups' number.
+    if (tc_skinny && mma && g.n >= 8192) {
+      p.entry = tc[std::strlen(tc) - 1] == 'n' ? "xd_gemm_mma_skinny64_nn" : "xd_gemm_mma_skinny64_nt";
+      p.tile = 64;
+    }
+    p.local[0] = tc_skinny ? 256 : wg;
     p.local[1] = p.local[2] = 1;
     const int64_t max_yz = std::max<int64_t>(max_groups_yz, 1);
     for (int64_t b0 = 0; b0 < g.batch; b0 += max_yz) {
@@ -149,8 +173,9 @@ xd_status run_matmul(const xd_kernel_call* c) {
     const gemm_call call = make_gemm(c);
     const device_info& dev = device_of(c);
     const bool mma = dev.matmul_mma && (call.out->dtype == XD_DTYPE_F16 || call.out->dtype == XD_DTYPE_BF16);
+    const bool async_f32 = dev.matmul_mma && call.out->dtype == XD_DTYPE_F32;
     const gemm_plan plan =
-        plan_gemm(call.args, dev.work_group, std::min(dev.max_groups[1], dev.max_groups[2]), mma);
+        plan_gemm(call.args, dev.work_group, std::min(dev.max_groups[1], dev.max_groups[2]), mma, async_f32);
     for (const gemm_launch& l : plan.launches) {
       launch k(c, {"matmul", call.out->dtype}, plan.entry);
       k.buffer(*call.out)

@@ -56,6 +56,9 @@ struct gemm_plan {
 // shapes that fill their 128 x 128 tiles (m > 16, n >= 64, k >= 32), A dense along k, B dense
 // along n (xd_gemm_mma_nn) or along k (xd_gemm_mma_nt), every offset and stride a multiple of 8
 // elements and the dense extents (k; n for nn) too.
-gemm_plan plan_gemm(const gemm_args& g, int64_t wg, int64_t max_groups_yz, bool mma = false);
+// `async_f32`: the device builds matmul_mma.cl's f32 kernels and the dtype is f32; then 2 <= m <= 16
+// with the same alignment in chunks of 4 floats takes xd_gemm_async_skinny_nn / _nt (with mma,
+// m in 2..16 takes xd_gemm_mma_skinny[64]_nn / _nt).
+gemm_plan plan_gemm(const gemm_args& g, int64_t wg, int64_t max_groups_yz, bool mma = false, bool async_f32 = false);
 
 }  // namespace xd::xpu

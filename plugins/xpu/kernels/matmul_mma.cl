@@ -27,8 +27,9 @@
 #if defined(XD_NV_MMA) && XD_CLASS == 1
 #define xd_MMK_f16 1
 #define xd_MMK_bf16 2
+#define xd_MMK_f32 3
 #define XD_MMK XD_CAT(xd_MMK_, XD_DT)
-#if XD_MMK == 1 || XD_MMK == 2
+#if XD_MMK == 1 || XD_MMK == 2 || XD_MMK == 3
 #if XD_MMK == 2
 #define XD_MMK_TY "bf16"
 #else
@@ -79,6 +80,10 @@ inline float4 xd_mmk_mma(float4 c, const uint* a, uint b0, uint b1) {
 // in the nn layout: 32 rows along k) where chunk c of row r lives.
 inline int xd_mmk_at4(int r, int c) { return r * 4 + (c ^ ((r >> 1) & 3)); }
 inline int xd_mmk_at16(int r, int c) { return r * 16 + (c ^ (r & 7)); }
+
+inline void xd_warp_sync(void) { XD_ASM volatile("bar.warp.sync 0xffffffff;" : : : "memory"); }
+
+#if XD_MMK != 3  // the tensor-core kernels: f16, bf16
 
 // The XD_MMK_COPIES chunks of one operand a work-item copies each step. Copy i reads
 // src + i * next (a step moves src by `step`) into dst + i * 2048 bytes of the stage; it is
@@ -237,5 +242,277 @@ __kernel __attribute__((reqd_work_group_size(XD_MMK_THREADS, 1, 1))) void xd_gem
   xd_gemm_mma(c, a, b, in, G, row0, batch0, sa, sb, 1);
 }
 
-#endif  // f16, bf16
+// ---------------------------------------------------------------- decode shapes (M <= 16)
+// xd_gemm_mma_skinny_nn / _nt: at most 16 rows of A (one m16 tile, rows past M zero-filled)
+// against BN columns of B per work-group of 8 warps. B is streamed once, so the kernel is bound by
+// its bytes; to keep enough of them in flight each warp runs its own copy pipeline, with no
+// work-group barrier: warp w takes the k16 steps w, w + 8, w + 16, ... in order, S steps in
+// flight (A 512 bytes + B 32 BN bytes each; 8 S of them fill the work-group's 48 KiB), made
+// visible to its lanes by cp.async.wait_group and bar.warp.sync, then ldmatrix and BN / 8
+// mma.m16n8k16. The eight warps' 16 x BN partial sums meet in local memory and are added in warp
+// order, then stored with xd_gemm_store (alpha, beta, input, one rounding). Local memory rows are
+// not swizzled: the kernel waits on memory, not on its ldmatrix.
+//   _skinny:   BN = 32, S = 4 (more work-groups: narrow B)
+//   _skinny64: BN = 64, S = 2 (A read half as often per byte of B)
+#define XD_MMS_WARPS 8
+
+// The copies of step kt (k0 = 16 kt) for lane `lane` into the stage at byte address `st`: A's 16
+// rows of 2 chunks (one a lane), then B: rows n of 2 chunks along k (NT), or rows k of BN / 8
+// chunks along n.
+inline void xd_mms_issue(__global const T* a, __global const T* b, const xd_gemm G, long abase, long bbase, long n0,
+                         long kt, int lane, uint st, const int NT, const int BN) {
+  const long k0 = kt * 16;
+  {
+    const int r = lane >> 1, c = lane & 1;
+    const int in = r < G.m && k0 + c * 8 < G.k;
+    xd_mmk_copy16(st + (uint)lane * 16u, in ? a + abase + r * G.a_m + k0 + c * 8 : a, in ? 16u : 0u);
+  }
+#pragma unroll
+  for (int i = 0; i < BN / 16; ++i) {
+    const int q = lane + 32 * i;
+    int in;
+    __global const T* src;
+    if (NT) {
+      const int n = q >> 1, c = q & 1;
+      in = n0 + n < G.n && k0 + c * 8 < G.k;
+      src = b + bbase + (n0 + n) * G.b_n + k0 + c * 8;
+    } else {
+      const int kr = q / (BN / 8), c = q % (BN / 8);
+      in = k0 + kr < G.k && n0 + c * 8 < G.n;
+      src = b + bbase + (k0 + kr) * G.b_k + n0 + c * 8;
+    }
+    xd_mmk_copy16(st + 512u + (uint)q * 16u, in ? src : b, in ? 16u : 0u);
+  }
+}
+
+inline void xd_gemm_mma_skinny(__global T* c, __global const T* a, __global const T* b, __global const T* in,
+                               const xd_gemm G, long batch0, __local uint4* sm, const int NT, const int BN,
+                               const int S) {
+  const int tid = (int)get_local_id(0), lane = tid & 31, warp = tid >> 5;
+  const long n0 = (long)get_group_id(0) * BN;
+  const long bt = batch0 + (long)get_group_id(2);
+  const long abase = G.a_off + bt * G.a_b, bbase = G.b_off + bt * G.b_b;
+  const long steps = (G.k + 15) / 16;
+  // This warp's steps: warp, warp + 8, ...
+  const long mine = steps > warp ? (steps - warp + XD_MMS_WARPS - 1) / XD_MMS_WARPS : 0;
+  const uint stage = (uint)(512 + 32 * BN);  // bytes
+  const uint base = xd_mmk_shared(sm) + (uint)warp * (uint)S * stage;
+
+  // ldmatrix addresses within a stage (bytes): A's 16 rows of 2 chunks; B's column pairs p.
+  const uint la = (uint)((lane & 15) * 2 + (lane >> 4)) * 16u;
+  uint lb[4];  // BN / 16 used
+#pragma unroll
+  for (int p = 0; p < BN / 16; ++p) {
+    if (NT)
+      lb[p] = 512u + (uint)((p * 16 + (lane & 7) + ((lane >> 4) << 3)) * 2 + ((lane >> 3) & 1)) * 16u;
+    else
+      lb[p] = 512u + (uint)((lane & 15) * (BN / 8) + p * 2 + (lane >> 4)) * 16u;
+  }
+
+  float4 acc[8];  // BN / 8 used
+#pragma unroll
+  for (int j = 0; j < BN / 8; ++j) acc[j] = (float4)(0.0f);
+
+#pragma unroll
+  for (int s = 0; s < S - 1; ++s) {
+    if (s < mine)
+      xd_mms_issue(a, b, G, abase, bbase, n0, warp + (long)s * XD_MMS_WARPS, lane, base + (uint)s * stage, NT, BN);
+    xd_mmk_commit();
+  }
+  for (long j = 0; j < mine; ++j) {
+    // Every copy group complete but the newest S - 2: step j is complete.
+    if (S == 4)
+      XD_ASM volatile("cp.async.wait_group 2;" : : : "memory");
+    else if (S == 3)
+      XD_ASM volatile("cp.async.wait_group 1;" : : : "memory");
+    else
+      XD_ASM volatile("cp.async.wait_group 0;" : : : "memory");
+    xd_warp_sync();  // step j is in every lane's view; the stage of step j - 1 is free
+    const long next = j + S - 1;
+    if (next < mine)
+      xd_mms_issue(a, b, G, abase, bbase, n0, warp + next * XD_MMS_WARPS, lane, base + (uint)(next % S) * stage, NT,
+                   BN);
+    xd_mmk_commit();
+    const uint st = base + (uint)(j % S) * stage;
+    uint af[4];
+    xd_mmk_ldsm(af, st + la);
+#pragma unroll
+    for (int p = 0; p < BN / 16; ++p) {
+      uint r[4];
+      if (NT)
+        xd_mmk_ldsm(r, st + lb[p]);
+      else
+        xd_mmk_ldsm_t(r, st + lb[p]);
+      acc[2 * p] = xd_mmk_mma(acc[2 * p], af, r[0], r[1]);
+      acc[2 * p + 1] = xd_mmk_mma(acc[2 * p + 1], af, r[2], r[3]);
+    }
+  }
+  XD_ASM volatile("cp.async.wait_group 0;" : : : "memory");
+  barrier(CLK_LOCAL_MEM_FENCE);  // every warp is done with its stages: they hold the partials now
+
+  // Partial (row, col) of warp w at red[(w * 16 + row) * BN + col]; lane (g, t) holds rows g and
+  // g + 8, columns 8 j + 2 t and 8 j + 2 t + 1 of tile j.
+  __local float* red = (__local float*)sm;
+  const int g = lane >> 2, t = lane & 3;
+#pragma unroll
+  for (int j = 0; j < BN / 8; ++j) {
+    __local float* w0 = red + (warp * 16 + g) * BN + j * 8 + 2 * t;
+    w0[0] = acc[j].s0;
+    w0[1] = acc[j].s1;
+    w0[8 * BN] = acc[j].s2;
+    w0[8 * BN + 1] = acc[j].s3;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int e = tid; e < 16 * BN; e += 32 * XD_MMS_WARPS) {
+    const int row = e / BN, col = e % BN;
+    if (row < G.m && n0 + col < G.n) {
+      float sum = 0.0f;
+#pragma unroll
+      for (int w = 0; w < XD_MMS_WARPS; ++w) sum += red[(w * 16 + row) * BN + col];
+      xd_gemm_store(c, in, G, bt, row, n0 + col, sum);
+    }
+  }
+}
+
+#define XD_GEMM_MMA_SKINNY(NAME, NT, BN, S)                                                                        \
+  __kernel __attribute__((reqd_work_group_size(32 * XD_MMS_WARPS, 1, 1))) void NAME(                               \
+      __global T* c, __global const T* a, __global const T* b, __global const T* in, const xd_gemm G, long row0,   \
+      long batch0) {                                                                                               \
+    (void)row0;                                                                                                    \
+    __local uint4 sm[XD_MMS_WARPS * S * (32 + 2 * BN)];                                                            \
+    xd_gemm_mma_skinny(c, a, b, in, G, batch0, sm, NT, BN, S);                                                     \
+  }
+XD_GEMM_MMA_SKINNY(xd_gemm_mma_skinny_nn, 0, 32, 4)
+XD_GEMM_MMA_SKINNY(xd_gemm_mma_skinny_nt, 1, 32, 4)
+XD_GEMM_MMA_SKINNY(xd_gemm_mma_skinny64_nn, 0, 64, 2)
+XD_GEMM_MMA_SKINNY(xd_gemm_mma_skinny64_nt, 1, 64, 2)
+
+#endif  // XD_MMK != 3
+
+#if XD_MMK == 3
+// ---------------------------------------------------------------- f32 decode shapes (2 <= M <= 16)
+// xd_gemm_async_skinny_nn / _nt: the pipeline of xd_gemm_mma_skinny_* with the products on the
+// CUDA cores (f32 has no tensor-core form with f32's rounding). 32 columns per work-group of 8
+// warps, lane l owning column n0 + l for all 16 rows; warp w takes the k16 steps w, w + 8, ...,
+// two in flight (A 16 x 16 and B 16 x 32 floats: 3 KiB a step, 48 KiB the work-group), copied by
+// cp.async and made visible by bar.warp.sync. Each row's products are summed in k order within a
+// warp (fma), the eight warps' partials added in warp order, then stored with xd_gemm_store. A's
+// rows are read as float4 broadcasts; B in the nt layout sits XOR-swizzled by 16-byte chunk so
+// that a lane's float4 of its column meets no other lane's bank.
+#define XD_MMF_WARPS 8
+#define XD_MMF_STAGE 192  // 16-byte chunks of one step: A 16 x 16 floats (64), B 16 x 32 (128)
+
+inline void xd_mmf_issue(__global const T* a, __global const T* b, const xd_gemm G, long abase, long bbase, long n0,
+                         long kt, int lane, uint st, const int NT) {
+  const long k0 = kt * 16;
+#pragma unroll
+  for (int i = 0; i < 2; ++i) {  // A: rows r of 4 chunks
+    const int q = lane + 32 * i, r = q >> 2, c = q & 3;
+    const int in = r < G.m && k0 + c * 4 < G.k;
+    xd_mmk_copy16(st + (uint)q * 16u, in ? a + abase + r * G.a_m + k0 + c * 4 : a, in ? 16u : 0u);
+  }
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const int q = lane + 32 * i;
+    int in;
+    uint at;
+    __global const T* src;
+    if (NT) {  // rows n of 4 chunks along k
+      const int n = q >> 2, c = q & 3;
+      in = n0 + n < G.n && k0 + c * 4 < G.k;
+      src = b + bbase + (n0 + n) * G.b_n + k0 + c * 4;
+      at = (uint)xd_mmk_at4(n, c);
+    } else {  // rows k of 8 chunks along n
+      const int kr = q >> 3, c = q & 7;
+      in = k0 + kr < G.k && n0 + c * 4 < G.n;
+      src = b + bbase + (k0 + kr) * G.b_k + n0 + c * 4;
+      at = (uint)q;
+    }
+    xd_mmk_copy16(st + 1024u + at * 16u, in ? src : b, in ? 16u : 0u);
+  }
+}
+
+inline void xd_gemm_async_skinny(__global T* c, __global const T* a, __global const T* b, __global const T* in,
+                                 const xd_gemm G, long batch0, __local uint4* sm, const int NT) {
+  const int tid = (int)get_local_id(0), lane = tid & 31, warp = tid >> 5;
+  const long n0 = (long)get_group_id(0) * 32;
+  const long bt = batch0 + (long)get_group_id(2);
+  const long abase = G.a_off + bt * G.a_b, bbase = G.b_off + bt * G.b_b;
+  const long steps = (G.k + 15) / 16;
+  const long mine = steps > warp ? (steps - warp + XD_MMF_WARPS - 1) / XD_MMF_WARPS : 0;
+  __local uint4* mine_sm = sm + warp * 2 * XD_MMF_STAGE;  // this warp's two stages
+  const uint base = xd_mmk_shared(mine_sm);
+
+  float acc[16];
+#pragma unroll
+  for (int r = 0; r < 16; ++r) acc[r] = 0.0f;
+
+  if (mine > 0) xd_mmf_issue(a, b, G, abase, bbase, n0, warp, lane, base, NT);
+  xd_mmk_commit();
+  for (long j = 0; j < mine; ++j) {
+    XD_ASM volatile("cp.async.wait_group 0;" : : : "memory");
+    xd_warp_sync();  // step j is in every lane's view; the other stage (step j - 1) is free
+    if (j + 1 < mine)
+      xd_mmf_issue(a, b, G, abase, bbase, n0, warp + (j + 1) * XD_MMF_WARPS, lane,
+                   base + (uint)((j + 1) & 1) * (XD_MMF_STAGE * 16u), NT);
+    xd_mmk_commit();
+    __local const float4* sa = (__local const float4*)(mine_sm + (j & 1) * XD_MMF_STAGE);
+    __local const float* sb = (__local const float*)(sa + 64);
+#pragma unroll
+    for (int kq = 0; kq < 4; ++kq) {
+      float4 bv;
+      if (NT) {
+        bv = ((__local const float4*)sb)[xd_mmk_at4(lane, kq)];
+      } else {
+        bv.s0 = sb[(kq * 4 + 0) * 32 + lane];
+        bv.s1 = sb[(kq * 4 + 1) * 32 + lane];
+        bv.s2 = sb[(kq * 4 + 2) * 32 + lane];
+        bv.s3 = sb[(kq * 4 + 3) * 32 + lane];
+      }
+#pragma unroll
+      for (int r = 0; r < 16; ++r) {
+        const float4 av = sa[r * 4 + kq];
+        acc[r] = fma(av.s0, bv.s0, acc[r]);
+        acc[r] = fma(av.s1, bv.s1, acc[r]);
+        acc[r] = fma(av.s2, bv.s2, acc[r]);
+        acc[r] = fma(av.s3, bv.s3, acc[r]);
+      }
+    }
+  }
+  XD_ASM volatile("cp.async.wait_group 0;" : : : "memory");
+  barrier(CLK_LOCAL_MEM_FENCE);  // every warp is done with its stages: they hold the partials now
+
+  __local float* red = (__local float*)sm;  // partial (row, col) of warp w at (w * 16 + row) * 32 + col
+#pragma unroll
+  for (int r = 0; r < 16; ++r) red[(warp * 16 + r) * 32 + lane] = acc[r];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int e = tid; e < 16 * 32; e += 32 * XD_MMF_WARPS) {
+    const int row = e >> 5, col = e & 31;
+    if (row < G.m && n0 + col < G.n) {
+      float sum = 0.0f;
+#pragma unroll
+      for (int w = 0; w < XD_MMF_WARPS; ++w) sum += red[(w * 16 + row) * 32 + col];
+      xd_gemm_store(c, in, G, bt, row, n0 + col, sum);
+    }
+  }
+}
+
+__kernel __attribute__((reqd_work_group_size(32 * XD_MMF_WARPS, 1, 1))) void xd_gemm_async_skinny_nn(
+    __global T* c, __global const T* a, __global const T* b, __global const T* in, const xd_gemm G, long row0,
+    long batch0) {
+  (void)row0;
+  __local uint4 sm[XD_MMF_WARPS * 2 * XD_MMF_STAGE];
+  xd_gemm_async_skinny(c, a, b, in, G, batch0, sm, 0);
+}
+
+__kernel __attribute__((reqd_work_group_size(32 * XD_MMF_WARPS, 1, 1))) void xd_gemm_async_skinny_nt(
+    __global T* c, __global const T* a, __global const T* b, __global const T* in, const xd_gemm G, long row0,
+    long batch0) {
+  (void)row0;
+  __local uint4 sm[XD_MMF_WARPS * 2 * XD_MMF_STAGE];
+  xd_gemm_async_skinny(c, a, b, in, G, batch0, sm, 1);
+}
+#endif  // f32
+
+#endif  // f16, bf16, f32
 #endif  // XD_NV_MMA

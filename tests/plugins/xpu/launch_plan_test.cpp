@@ -80,11 +80,11 @@ TEST(XpuPlanGemm, TensorCoreKernelsTakeAlignedOperandsOfEitherBLayout) {
 }
 
 TEST(XpuPlanGemm, TensorCoreKernelsDeclineSkinnyUnalignedOrTransposedOperands) {
-  EXPECT_EQ(mma_entry(dense_gemm(16, 4096, 4096)), "xd_gemm_skinny_m16");  // m <= 16: decode shapes
-  EXPECT_EQ(mma_entry(dense_gemm(256, 32, 256)), "xd_gemm_big_dense");  // n < 64
-  EXPECT_EQ(mma_entry(dense_gemm(256, 256, 16)), "xd_gemm_big_dense");    // k < 32
-  EXPECT_EQ(mma_entry(dense_gemm(256, 256, 260)), "xd_gemm_big_dense");   // k not a multiple of 8
-  EXPECT_EQ(mma_entry(dense_gemm(256, 260, 256)), "xd_gemm_big_dense");   // n either (nn)
+  EXPECT_EQ(mma_entry(dense_gemm(1, 4096, 4096)), "xd_gemm_skinny_m1");  // one row: the CUDA-core gemv
+  EXPECT_EQ(mma_entry(dense_gemm(256, 32, 256)), "xd_gemm_big_dense");   // n < 64
+  EXPECT_EQ(mma_entry(dense_gemm(256, 256, 16)), "xd_gemm_big_dense");   // k < 32
+  EXPECT_EQ(mma_entry(dense_gemm(256, 256, 260)), "xd_gemm_big_dense");  // k not a multiple of 8
+  EXPECT_EQ(mma_entry(dense_gemm(256, 260, 256)), "xd_gemm_big_dense");  // n either (nn)
   gemm_args g = dense_gemm(256, 256, 256);
   g.a_off = 4;
   EXPECT_EQ(mma_entry(g), "xd_gemm_big_dense");
@@ -95,6 +95,44 @@ TEST(XpuPlanGemm, TensorCoreKernelsDeclineSkinnyUnalignedOrTransposedOperands) {
   g.batch = 2, g.b_b = 256 * 256 + 4;
   EXPECT_EQ(mma_entry(g), "xd_gemm_big_dense");
   EXPECT_EQ(gemm_entry(dense_gemm(4096, 4096, 4096)), "xd_gemm_big_dense") << "only where the device has them";
+}
+
+TEST(XpuPlanGemm, DecodeShapesOfTwoToSixteenRowsTakeTheTensorCoreGemvWhereAligned) {
+  EXPECT_EQ(mma_entry(dense_gemm(2, 16, 16)), "xd_gemm_mma_skinny_nn");  // the smallest shape it takes
+  gemm_args g = dense_gemm(5, 4096, 11008);
+  g.b_k = 1, g.b_n = 11008;  // B stored n x k (x @ w.t())
+  EXPECT_EQ(mma_entry(g), "xd_gemm_mma_skinny_nt");
+  xd::xpu::gemm_plan p = xd::xpu::plan_gemm(g, 256, 65535, true);
+  EXPECT_EQ(p.local[0], 256);  // eight warps
+  ASSERT_EQ(p.launches.size(), 1u);
+  EXPECT_EQ(p.launches[0].groups[0], 128);  // ceil(4096 / 32)
+  EXPECT_EQ(p.launches[0].groups[1], 1);
+  // Wide B: 64 columns per work-group.
+  p = xd::xpu::plan_gemm(dense_gemm(16, 16384, 16384), 256, 65535, true);
+  EXPECT_EQ(p.entry, std::string("xd_gemm_mma_skinny64_nn"));
+  ASSERT_EQ(p.launches.size(), 1u);
+  EXPECT_EQ(p.launches[0].groups[0], 256);
+  g = dense_gemm(8, 4096, 4100);  // k not a multiple of 8: the CUDA-core kernel
+  EXPECT_EQ(mma_entry(g), "xd_gemm_skinny_m8");
+  EXPECT_EQ(gemm_entry(dense_gemm(16, 16384, 16384)), "xd_gemm_skinny_m16") << "only where the device has them";
+}
+
+TEST(XpuPlanGemm, F32DecodeShapesTakeTheAsyncGemvWhereTheDeviceHasIt) {
+  const auto f32_entry = [](const gemm_args& g) {
+    return std::string(xd::xpu::plan_gemm(g, 256, 65535, false, true).entry);
+  };
+  EXPECT_EQ(f32_entry(dense_gemm(16, 16384, 16384)), "xd_gemm_async_skinny_nn");
+  EXPECT_EQ(f32_entry(dense_gemm(2, 16, 16)), "xd_gemm_async_skinny_nn");
+  gemm_args g = dense_gemm(16, 4096, 11008);
+  g.b_k = 1, g.b_n = 11008;
+  EXPECT_EQ(f32_entry(g), "xd_gemm_async_skinny_nt");
+  EXPECT_EQ(f32_entry(dense_gemm(1, 16384, 16384)), "xd_gemm_skinny_m1");  // one row: the gemv streams B alone
+  EXPECT_EQ(f32_entry(dense_gemm(16, 4096, 4098)), "xd_gemm_skinny_m16");  // k not a multiple of 4
+  EXPECT_EQ(f32_entry(dense_gemm(32, 4096, 4096)), "xd_gemm_big_dense");   // more than 16 rows
+  const xd::xpu::gemm_plan p = xd::xpu::plan_gemm(dense_gemm(16, 100, 64), 256, 65535, false, true);
+  EXPECT_EQ(p.local[0], 256);
+  ASSERT_EQ(p.launches.size(), 1u);
+  EXPECT_EQ(p.launches[0].groups[0], 4);  // ceil(100 / 32)
 }
 
 TEST(XpuPlanGemm, DecodeShapesTakeTheSkinnyKernelForTheirRowCount) {
@@ -112,7 +150,7 @@ TEST(XpuPlanGemm, DecodeShapesTakeTheSkinnyKernelForTheirRowCount) {
   EXPECT_EQ(p.launches[0].groups[0], 128);  // 32 columns per work-group
   EXPECT_EQ(p.launches[0].groups[1], 1);
   EXPECT_EQ(p.launches[0].groups[2], 3);
-  EXPECT_EQ(gemm_entry(dense_gemm(17, 4096, 4096)), "xd_gemm_tiled");  // more rows than 16
+  EXPECT_EQ(gemm_entry(dense_gemm(17, 4096, 4096)), "xd_gemm_tiled");     // more rows than 16
   EXPECT_EQ(gemm_entry(dense_gemm(4, 64, 64)), "xd_gemm_tiled");          // too small to stream
   EXPECT_EQ(gemm_entry(dense_gemm(4, 4096, 4096), 32), "xd_gemm_tiled");  // work-groups under 64
 }

@@ -67,6 +67,11 @@ std::vector<Dims> matmul_dims(bool quick) {
                           {2, 4, 1030, 132},
                           {1, 1, 1028, 100, Layout::contiguous, Layout::transposed},
                           {1, 16, 1028, 100, Layout::contiguous, Layout::transposed},
+                          // the tensor-core gemv where a device has it (f16, bf16; 2 <= M <= 16): k
+                          // past a step of 16, fewer steps than warps, columns past a group's 32
+                          {1, 16, 1032, 136},
+                          {2, 5, 1040, 100, Layout::contiguous, Layout::transposed},
+                          {1, 3, 24, 40},
                           // tensor-core tiles where a device has them (f16, bf16): B dense along n
                           // (nn) or along k (nt), rows and columns past a 128 tile, k past a step of 32
                           {1, 136, 264, 200},
