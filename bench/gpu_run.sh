@@ -53,6 +53,8 @@ section "xd-bench: xd::compile's fused chains, eager vs compiled, with its first
   --compile-time --json "$out/fused.json" --csv "$out/fused.csv"
 "${bench[@]}" --op llama_mlp --size 512x4096x11008 --size 2048x4096x11008 --reps 10 --compile-time \
   --json "$out/llama_mlp.json" --csv "$out/llama_mlp.csv"
+section "xd-bench: decode-shaped mm and llama_mlp at 16 and 512 tokens, f32 and bf16 (bench/gpu_matmul.sh)"
+"$here/bench/gpu_matmul.sh" "$stage" "$out/matmul" --bench-only 2>&1 | grep -v '^$'
 section "xd-bench: every workload, f32, default sizes, with cold/warm start"
 "${bench[@]}" --reps 10 --startup --json "$out/all.json" --csv "$out/all.csv"
 section "PyTorch"
