@@ -244,15 +244,18 @@ Prepared prepare(const WorkloadInfo& w, Dtype dtype, const std::vector<int64_t>&
       const int64_t m = size[0], n = size[1], k = size[2];
       Tensor a = values({m, k}, dtype, device), b = values({k, n}, dtype, device);
       const double mnk2 = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
-      if (w.op == "int_mm") {  // i8 operands, i32 out
-        p.run = [a, b] { (void)int_mm(a, b); };
+      if (w.op == "int_mm") {  // i8 operands, i32 out; mat2 stored n x k (w.t()), as PyTorch's row has it
+        Tensor bt = values({n, k}, dtype, device).t();
+        p.run = [a, bt] { (void)int_mm(a, bt); };
         p.flops = mnk2;
         p.bytes = static_cast<double>(m * k + k * n) * s + static_cast<double>(m * n) * 4.0;
         return p;
       }
-      if (w.op == "scaled_mm") {  // fp8 operands, tensor-wise f32 scales, bf16 out (torch's default)
+      if (w.op == "scaled_mm") {  // fp8 operands, tensor-wise f32 scales, bf16 out (torch's default);
+        // mat2 stored n x k, as PyTorch's row has it
         Tensor sa = full({}, 0.5, Dtype::f32, device), sb = full({}, 2.0, Dtype::f32, device);
-        p.run = [a, b, sa, sb] { (void)scaled_mm(a, b, sa, sb); };
+        Tensor bt = values({n, k}, dtype, device).t();
+        p.run = [a, bt, sa, sb] { (void)scaled_mm(a, bt, sa, sb); };
         p.flops = mnk2;
         p.bytes = static_cast<double>(m * k + k * n) * s + static_cast<double>(m * n) * 2.0;
         return p;

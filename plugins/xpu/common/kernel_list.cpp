@@ -35,9 +35,9 @@ constexpr entry pointwise(xd_op op, const char* name, DtypeSet dtypes, xd_kernel
 // big, big dense or tiled; int4: the gemv of the smallest row block that holds M, the tensor-core
 // or the tiled kernel), so every entry point it may pick is listed. A kernel specialised for some
 // calls goes before the general one of its op, with a check that declines the others.
-constexpr std::array<const char*, 8> kMatmulEntries = {
-    "xd_gemm_tiled",     "xd_gemm_big",       "xd_gemm_big_dense", "xd_gemm_skinny_m1",
-    "xd_gemm_skinny_m4", "xd_gemm_skinny_m8", "xd_gemm_skinny_m16"};
+constexpr std::array<const char*, 8> kMatmulEntries = {"xd_gemm_tiled",     "xd_gemm_big",       "xd_gemm_big_dense",
+                                                       "xd_gemm_skinny_m1", "xd_gemm_skinny_m4", "xd_gemm_skinny_m8",
+                                                       "xd_gemm_skinny_m16"};
 
 constexpr entry kList[] = {
     pointwise(XD_OP_FILL, "fill", dtypes::all, run_pointwise, "xd_fill"),
@@ -84,9 +84,9 @@ constexpr entry kList[] = {
     kernel(XD_OP_ADDMM, "addmm", kFloat, "matmul", run_matmul, kMatmulEntries),
     kernel(XD_OP_BMM, "bmm", kFloat, "matmul", run_matmul, kMatmulEntries),
     kernel(XD_OP_BADDBMM, "baddbmm", kFloat, "matmul", run_matmul, kMatmulEntries),
-    // The tensor-core kernels (xd_gemm_mma_* of matmul_mma.cl, xd_int4_mma_* of int4_mma.cl) exist
-    // only in NVIDIA builds of the OpenCL programs (-DXD_NV_MMA), so they are not listed among the
-    // entry points every module has.
+    // The NVIDIA kernels (xd_gemm_mma_*, xd_gemm_async_* of matmul_mma.cl, xd_int_mm_mma_nt of
+    // quant_mm_mma.cl, xd_int4_mma_* of int4_mma.cl) exist only in NVIDIA builds of the OpenCL
+    // programs (-DXD_NV_MMA), so they are not listed among the entry points every module has.
     kernel(XD_OP_WEIGHT_INT4_MM, "weight_int4_mm", DtypeSet{XD_DTYPE_F32, XD_DTYPE_F16, XD_DTYPE_BF16}, "int4",
            run_int4_mm,
            {"xd_int4_gemv_m1", "xd_int4_gemv_m1_dense", "xd_int4_gemv_m2", "xd_int4_gemv_m4", "xd_int4_gemv_m8",
@@ -173,9 +173,11 @@ bool parse_module_tag(const std::string& tag, int32_t& dtype, int32_t& wtype) {
 bool module_needs_fp64(int32_t dtype, int32_t wtype) { return dtype == XD_DTYPE_F64 || wtype == XD_DTYPE_F64; }
 
 std::vector<std::string> program_sources(const std::string& source) {
-  // int4_mma.cl and matmul_mma.cl: empty without XD_NV_MMA (and for dtypes they do not serve)
+  // int4_mma.cl, mma_common.cl, matmul_mma.cl and quant_mm_mma.cl: empty without XD_NV_MMA (and
+  // for dtypes they do not serve)
   if (source == "int4") return {"common", "int4", "int4_mma"};
-  if (source == "matmul") return {"common", "matmul", "matmul_mma"};
+  if (source == "matmul") return {"common", "matmul", "mma_common", "matmul_mma"};
+  if (source == "quant_mm") return {"common", "quant_mm", "mma_common", "quant_mm_mma"};
   return {"common", source};
 }
 

@@ -43,7 +43,7 @@ struct device_info {
   int64_t max_groups[3] = {INT64_MAX, 65535, 65535};
   // int4.cl's NVIDIA tensor-core kernels are built for this device (-DXD_NV_MMA) and enabled.
   bool int4_mma = false;
-  // matmul_mma.cl's NVIDIA tensor-core kernels (f16, bf16) are built for this device and enabled.
+  // matmul_mma.cl's and quant_mm_mma.cl's NVIDIA kernels are built for this device and enabled.
   bool matmul_mma = false;
   int4_tuning int4;
   // Work-groups per compute unit of rms_norm_backward when the weight gradient is wanted.

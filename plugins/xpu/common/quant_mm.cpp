@@ -118,12 +118,54 @@ qmm_plan plan_qmm(const qmm_args& g, int64_t wg, int64_t max_groups_yz) {
 
 namespace {
 
+// Whether quant_mm_mma.cl's tiles take these operands (see plan_int_mm).
+bool mma_fits(const qmm_args& g) {
+  const auto sixteen = [](int64_t v) { return v % 16 == 0; };
+  return g.m > 16 && g.n >= 64 && g.k >= 64 && g.a_k == 1 && g.b_k == 1 && sixteen(g.a_off) && sixteen(g.a_m) &&
+         sixteen(g.b_off) && sixteen(g.b_n) && sixteen(g.k);
+}
+
+// The tensor-core kernels' grid: 128 x 128 tiles, 128 work-items each.
+qmm_plan plan_mma(const qmm_args& g, int64_t max_groups_yz, const char* entry) {
+  qmm_plan p;
+  p.entry = entry;
+  p.block = 128;
+  p.local[0] = 128;
+  p.local[1] = p.local[2] = 1;
+  const int64_t rows_per_launch = std::max<int64_t>(max_groups_yz, 1) * p.block;
+  for (int64_t r0 = 0; r0 < g.m; r0 += rows_per_launch) {
+    gemm_launch l;
+    l.row0 = r0;
+    l.groups[0] = (g.n + p.block - 1) / p.block;
+    l.groups[1] = (std::min(rows_per_launch, g.m - r0) + p.block - 1) / p.block;
+    l.groups[2] = 1;
+    p.launches.push_back(l);
+  }
+  return p;
+}
+
+}  // namespace
+
+qmm_plan plan_int_mm(const qmm_args& g, int64_t wg, int64_t max_groups_yz, bool mma) {
+  if (mma && mma_fits(g)) return plan_mma(g, max_groups_yz, kIntMmMmaEntry);
+  qmm_plan p = plan_qmm(g, wg, max_groups_yz);
+  p.entry = kIntMmEntry;
+  return p;
+}
+
+qmm_plan plan_scaled_mm(const qmm_args& g, int64_t wg, int64_t max_groups_yz, bool mma) {
+  if (mma && mma_fits(g)) return plan_mma(g, max_groups_yz, g.b_fmt == 1 ? kScaledMmMmaE5m2 : kScaledMmMmaE4m3);
+  qmm_plan p = plan_qmm(g, wg, max_groups_yz);
+  p.entry = kScaledMmEntry;
+  return p;
+}
+
+namespace {
+
 template <class SetArgs>
-void run_grid(const xd_kernel_call* c, const qmm_call& call, const char* entry, SetArgs&& set_args) {
-  const device_info& dev = device_of(c);
-  const qmm_plan plan = plan_qmm(call.args, dev.work_group, dev.max_groups[1]);
+void run_grid(const xd_kernel_call* c, const qmm_call& call, const qmm_plan& plan, SetArgs&& set_args) {
   for (const gemm_launch& l : plan.launches) {
-    launch k(c, {"quant_mm", call.a->dtype}, entry);
+    launch k(c, {"quant_mm", call.a->dtype}, plan.entry);
     set_args(k);
     k.value(l.row0);
     k.run(grid::of_groups(2, plan.local, l.groups));
@@ -135,7 +177,8 @@ void run_grid(const xd_kernel_call* c, const qmm_call& call, const char* entry, 
 xd_status run_int_mm(const xd_kernel_call* c) {
   return guard(c, [&] {
     const qmm_call call = make_int_mm(c);
-    run_grid(c, call, kIntMmEntry,
+    const device_info& dev = device_of(c);
+    run_grid(c, call, plan_int_mm(call.args, dev.work_group, dev.max_groups[1], dev.matmul_mma),
              [&](launch& k) { k.buffer(*call.out).buffer(*call.a).buffer(*call.b).value(call.args); });
   });
 }
@@ -143,7 +186,8 @@ xd_status run_int_mm(const xd_kernel_call* c) {
 xd_status run_scaled_mm(const xd_kernel_call* c) {
   return guard(c, [&] {
     const qmm_call call = make_scaled_mm(c);
-    run_grid(c, call, kScaledMmEntry, [&](launch& k) {
+    const device_info& dev = device_of(c);
+    run_grid(c, call, plan_scaled_mm(call.args, dev.work_group, dev.max_groups[1], dev.matmul_mma), [&](launch& k) {
       k.buffer(*call.out)
           .buffer(*call.a)
           .buffer(*call.b)

@@ -46,15 +46,27 @@ qmm_call make_scaled_mm(const xd_kernel_call* c);
 
 // Entry points of quant_mm.cl.
 inline constexpr const char* kIntMmEntry = "xd_int_mm";
+// quant_mm_mma.cl (NVIDIA tensor cores); scaled_mm's by mat2's format
+inline constexpr const char* kIntMmMmaEntry = "xd_int_mm_mma_nt";
+inline constexpr const char* kScaledMmMmaE4m3 = "xd_scaled_mm_mma_nt_b_e4m3";
+inline constexpr const char* kScaledMmMmaE5m2 = "xd_scaled_mm_mma_nt_b_e5m2";
 inline constexpr const char* kScaledMmEntry = "xd_scaled_mm";
 
 struct qmm_plan {
-  int64_t block = 0;                  // outputs per work-group along m and n (XD_QB)
-  int64_t local[3] = {};              // the work-group size (XD_QL x XD_QL)
+  int64_t block = 0;                  // outputs per work-group along m and n (XD_QB; 128 for _mma_)
+  int64_t local[3] = {};              // the work-group size (XD_QL x XD_QL; 128 x 1 for _mma_)
+  const char* entry = nullptr;        // plan_int_mm's choice (plan_qmm leaves it to the caller)
   std::vector<gemm_launch> launches;  // row0 and group counts; batch0 unused (0)
 };
 // `wg`: the work-group size the module is compiled for (XD_WG: XD_QL follows from it);
 // `max_groups_yz`: the most work-groups a launch may have along dim 1.
 qmm_plan plan_qmm(const qmm_args& g, int64_t wg, int64_t max_groups_yz);
+// int_mm's kernel: quant_mm_mma.cl's xd_int_mm_mma_nt where `mma` (the device builds it) and the
+// operands suit it (more than 16 rows, n >= 64, k >= 64; a dense along k, b along k, offsets,
+// row strides and k multiples of 16), else xd_int_mm over plan_qmm's grid.
+qmm_plan plan_int_mm(const qmm_args& g, int64_t wg, int64_t max_groups_yz, bool mma);
+// scaled_mm's kernel: quant_mm_mma.cl's xd_scaled_mm_mma_nt_b_<mat2's format> on the same
+// conditions, else xd_scaled_mm.
+qmm_plan plan_scaled_mm(const qmm_args& g, int64_t wg, int64_t max_groups_yz, bool mma);
 
 }  // namespace xd::xpu

@@ -1,5 +1,6 @@
 // MM, ADDMM, BMM, BADDBMM for f16 and bf16 on NVIDIA tensor cores (inline PTX). Appended by the
-// OpenCL plugin to matmul.cl's program (whose xd_gemm and xd_gemm_store it uses); the Level Zero
+// OpenCL plugin to matmul.cl's program after mma_common.cl (the copy and ldmatrix helpers; it uses
+// matmul.cl's xd_gemm and xd_gemm_store); the Level Zero
 // plugin never compiles it (plugins/xpu/levelzero/CMakeLists.txt leaves it out of the SPIR-V
 // modules), and without XD_NV_MMA, or for another dtype, it is empty.
 //
@@ -43,30 +44,12 @@
 #define XD_MMK_THREADS 128  // 4 warps (xpu::plan_gemm launches work-groups of this size)
 #define XD_MMK_COPIES (XD_MMK_CHUNKS / XD_MMK_THREADS)  // chunks of each operand per work-item per step
 
-// The address of local memory as the shared state space sees it (ldmatrix, cp.async).
-inline uint xd_mmk_shared(__local const uint4* p) { return (uint)(ulong)p; }
-
-inline void xd_mmk_copy16(uint dst, __global const T* src, uint bytes) {
-  XD_ASM volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" : : "r"(dst), "l"(src), "r"(bytes) : "memory");
-}
-inline void xd_mmk_commit(void) { XD_ASM volatile("cp.async.commit_group;" : : : "memory"); }
 // Every copy group complete but the newest XD_MMK_STAGES - 2.
 #if XD_MMK_STAGES == 3
 inline void xd_mmk_wait(void) { XD_ASM volatile("cp.async.wait_group 1;" : : : "memory"); }
 #else
 inline void xd_mmk_wait(void) { XD_ASM volatile("cp.async.wait_group 0;" : : : "memory"); }
 #endif
-
-inline void xd_mmk_ldsm(uint* r, uint addr) {
-  XD_ASM volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
-                  : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                  : "r"(addr));
-}
-inline void xd_mmk_ldsm_t(uint* r, uint addr) {
-  XD_ASM volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];"
-                  : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                  : "r"(addr));
-}
 
 inline float4 xd_mmk_mma(float4 c, const uint* a, uint b0, uint b1) {
   XD_ASM("mma.sync.aligned.m16n8k16.row.col.f32." XD_MMK_TY "." XD_MMK_TY
@@ -75,13 +58,6 @@ inline float4 xd_mmk_mma(float4 c, const uint* a, uint b0, uint b1) {
          : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
   return c;
 }
-
-// The chunk of a tile of rows of 4 chunks (A, and B in the nt layout) and of rows of 16 chunks (B
-// in the nn layout: 32 rows along k) where chunk c of row r lives.
-inline int xd_mmk_at4(int r, int c) { return r * 4 + (c ^ ((r >> 1) & 3)); }
-inline int xd_mmk_at16(int r, int c) { return r * 16 + (c ^ (r & 7)); }
-
-inline void xd_warp_sync(void) { XD_ASM volatile("bar.warp.sync 0xffffffff;" : : : "memory"); }
 
 #if XD_MMK != 3  // the tensor-core kernels: f16, bf16
 

@@ -1,9 +1,11 @@
-// The XPU launchers' plans (plugins/xpu/common: xpu::plan_gemm, xpu::plan_int4_mm), which both
-// variants follow: which kernel a shape, a layout and an alignment get. The aligned ("_dense")
-// kernels load without alignment tests or bounds, so taking one for an operand they do not fit
-// would read the wrong bytes; these tests pin the conditions. No device is needed.
+// The XPU launchers' plans (plugins/xpu/common: xpu::plan_gemm, xpu::plan_int4_mm,
+// xpu::plan_int_mm), which both variants follow: which kernel a shape, a layout and an alignment
+// get. The aligned ("_dense") kernels load without alignment tests or bounds, so taking one for an
+// operand they do not fit would read the wrong bytes; these tests pin the conditions. No device is
+// needed.
 #include "common/int4.hpp"
 #include "common/matmul.hpp"
+#include "common/quant_mm.hpp"
 
 #include <gtest/gtest.h>
 
@@ -206,3 +208,42 @@ TEST(XpuPlanInt4, TensorCoreKernelsNeedWholeTilesAndAlignmentForTheDenseVariant)
 }
 
 }  // namespace
+
+TEST(XpuPlanIntMm, TensorCoresTakeAlignedOperandsWithMat2StoredNByK) {
+  xd::xpu::qmm_args g{};
+  g.m = 4096, g.n = 4096, g.k = 4096;
+  g.a_m = 4096, g.a_k = 1;  // a row-major
+  g.b_k = 1, g.b_n = 4096;  // mat2 stored n x k
+  g.c_m = 4096, g.c_n = 1;
+  xd::xpu::qmm_plan p = xd::xpu::plan_int_mm(g, 256, 65535, true);
+  EXPECT_EQ(std::string(p.entry), "xd_int_mm_mma_nt");
+  EXPECT_EQ(p.local[0], 128);
+  ASSERT_EQ(p.launches.size(), 1u);
+  EXPECT_EQ(p.launches[0].groups[0], 32);
+  EXPECT_EQ(p.launches[0].groups[1], 32);
+  EXPECT_EQ(std::string(xd::xpu::plan_int_mm(g, 256, 65535, false).entry), "xd_int_mm")
+      << "only where the device has them";
+  xd::xpu::qmm_args h = g;
+  h.b_k = 4096, h.b_n = 1;  // mat2 row-major: the portable kernel
+  EXPECT_EQ(std::string(xd::xpu::plan_int_mm(h, 256, 65535, true).entry), "xd_int_mm");
+  h = g;
+  h.k = 4100, h.a_m = 4100, h.b_n = 4100;  // k not a multiple of 16
+  EXPECT_EQ(std::string(xd::xpu::plan_int_mm(h, 256, 65535, true).entry), "xd_int_mm");
+  h = g;
+  h.m = 16;  // decode rows
+  EXPECT_EQ(std::string(xd::xpu::plan_int_mm(h, 256, 65535, true).entry), "xd_int_mm");
+}
+
+TEST(XpuPlanScaledMm, TensorCoresTakeAlignedOperandsAndMat2sFormatPicksTheEntry) {
+  xd::xpu::qmm_args g{};
+  g.m = 4096, g.n = 4096, g.k = 4096;
+  g.a_m = 4096, g.a_k = 1;
+  g.b_k = 1, g.b_n = 4096;  // mat2 stored n x k
+  g.c_m = 4096, g.c_n = 1;
+  EXPECT_EQ(std::string(xd::xpu::plan_scaled_mm(g, 256, 65535, true).entry), "xd_scaled_mm_mma_nt_b_e4m3");
+  g.b_fmt = 1;  // e5m2
+  EXPECT_EQ(std::string(xd::xpu::plan_scaled_mm(g, 256, 65535, true).entry), "xd_scaled_mm_mma_nt_b_e5m2");
+  EXPECT_EQ(std::string(xd::xpu::plan_scaled_mm(g, 256, 65535, false).entry), "xd_scaled_mm");
+  g.a_off = 8;  // not a multiple of 16
+  EXPECT_EQ(std::string(xd::xpu::plan_scaled_mm(g, 256, 65535, true).entry), "xd_scaled_mm");
+}

@@ -36,8 +36,18 @@ std::vector<Mm> shapes(bool quick) {
   return s;
 }
 
+// shapes() and those the tensor-core kernels take where a device has them (mat2 stored n x k,
+// everything a multiple of 16): rows and columns past a 128 tile, k past a step of 64, one step.
+std::vector<Mm> shapes_with_tensor_cores(bool quick) {
+  std::vector<Mm> ss = shapes(quick);
+  ss.push_back({136, 208, 200, Layout::contiguous, Layout::transposed});
+  ss.push_back({40, 64, 72, Layout::contiguous, Layout::transposed});
+  if (!quick) ss.push_back({300, 1040, 260, Layout::contiguous, Layout::transposed});
+  return ss;
+}
+
 void int_mm_cases(CaseList& l) {
-  for (const Mm& s : shapes(l.quick)) {
+  for (const Mm& s : shapes_with_tensor_cores(l.quick)) {
     Case& c = l.add(mm_text(s));
     // The whole i8 range: products and sums stay far inside i32, so every backend is exact.
     c.inputs = {ranged_input("self", Dtype::i8, {s.m, s.k}, -128, 127, s.la),
@@ -47,14 +57,17 @@ void int_mm_cases(CaseList& l) {
 }
 
 // One scaled_mm configuration per shape, cycling through the scale modes, out dtypes and bias
-// kinds so that every combination appears; one more case with mat2 in the other fp8 format.
+// kinds so that every combination appears; two more cases with mat2 in the other fp8 format.
 void scaled_mm_cases(CaseList& l) {
   static const Dtype outs[] = {Dtype::bf16, Dtype::f32, Dtype::f16};
-  const std::vector<Mm> ss = shapes(l.quick);
+  const std::vector<Mm> ss = shapes_with_tensor_cores(l.quick);
   const Dtype other = l.dtype == Dtype::f8e4m3fn ? Dtype::f8e5m2 : Dtype::f8e4m3fn;
-  for (size_t i = 0; i <= ss.size(); ++i) {
-    const bool mixed = i == ss.size();
-    const Mm s = mixed ? Mm{9, 33, 7} : ss[i];
+  // Then two cases with mat2 in the other format: a plain shape, and one the tensor cores take.
+  for (size_t i = 0; i < ss.size() + 2; ++i) {
+    const bool mixed = i >= ss.size();
+    const Mm s = i < ss.size()    ? ss[i]
+                 : i == ss.size() ? Mm{9, 33, 7}
+                                  : Mm{40, 64, 72, Layout::contiguous, Layout::transposed};
     const bool rowwise = i % 2 == 1;
     const Dtype od = outs[i % 3];
     const int bias_kind = static_cast<int>(i % 4);  // 0: none, 1 and 3: out's dtype, 2: bf16
