@@ -113,11 +113,14 @@ gemm_plan plan_gemm(const gemm_args& g, int64_t wg, int64_t max_groups_yz, bool 
     // Wide B: 64 columns per work-group, so that A (read once per work-group) costs half as much
     // per byte of B (16384 x 16384 bf16, M = 16, on an H100: 0.314 -> 0.225 ms); narrower B keeps
     // 32 for the work-groups' number.
-    if (tc_skinny && mma && g.n >= 8192) {
-      p.entry = tc[std::strlen(tc) - 1] == 'n' ? "xd_gemm_mma_skinny64_nn" : "xd_gemm_mma_skinny64_nt";
-      p.tile = 64;
-    }
     p.local[0] = tc_skinny ? 256 : wg;
+    if (tc_skinny && g.n >= 8192) {
+      const bool nn = tc[std::strlen(tc) - 1] == 'n';
+      p.entry = mma ? (nn ? "xd_gemm_mma_skinny64_nn" : "xd_gemm_mma_skinny64_nt")
+                    : (nn ? "xd_gemm_async_skinny64_nn" : "xd_gemm_async_skinny64_nt");
+      p.tile = 64;
+      p.local[0] = mma ? 256 : 128;  // the f32 form: four warps (its stages of 64 columns fill 40 KiB)
+    }
     p.local[1] = p.local[2] = 1;
     const int64_t max_yz = std::max<int64_t>(max_groups_yz, 1);
     for (int64_t b0 = 0; b0 < g.batch; b0 += max_yz) {

@@ -367,39 +367,40 @@ XD_GEMM_MMA_SKINNY(xd_gemm_mma_skinny64_nt, 1, 64, 2)
 
 #if XD_MMK == 3
 // ---------------------------------------------------------------- f32 decode shapes (2 <= M <= 16)
-// xd_gemm_async_skinny_nn / _nt: the pipeline of xd_gemm_mma_skinny_* with the products on the
-// CUDA cores (f32 has no tensor-core form with f32's rounding). 32 columns per work-group of 8
-// warps, lane l owning column n0 + l for all 16 rows; warp w takes the k16 steps w, w + 8, ...,
-// two in flight (A 16 x 16 and B 16 x 32 floats: 3 KiB a step, 48 KiB the work-group), copied by
-// cp.async and made visible by bar.warp.sync. Each row's products are summed in k order within a
-// warp (fma), the eight warps' partials added in warp order, then stored with xd_gemm_store. A's
-// rows are read as float4 broadcasts; B in the nt layout sits XOR-swizzled by 16-byte chunk so
-// that a lane's float4 of its column meets no other lane's bank.
-#define XD_MMF_WARPS 8
-#define XD_MMF_STAGE 192  // 16-byte chunks of one step: A 16 x 16 floats (64), B 16 x 32 (128)
+// xd_gemm_async_skinny[64]_nn / _nt: the pipeline of xd_gemm_mma_skinny_* with the products on the
+// CUDA cores (f32 has no tensor-core form with f32's rounding). BN columns per work-group of W warps
+// (_skinny: 32 and 8; _skinny64: 64 and 4, for wide B, where A, copied with every step, then costs
+// half as much per byte of B), lane l owning columns n0 + l + 32 h for all 16 rows; warp w takes the
+// k16 steps w, w + W, ..., two in flight (A 16 x 16 and B 16 x BN floats), copied by cp.async and
+// made visible by bar.warp.sync. Each row's products are summed in k order within a warp (fma), the
+// W warps' partials added in warp order, then stored with xd_gemm_store. A's rows are read as float4
+// broadcasts; B in the nt layout sits XOR-swizzled by 16-byte chunk so that a lane's float4 of its
+// column meets no other lane's bank.
 
+// The copies of step kt into the stage at byte address `st`: A's 16 rows of 4 chunks, then B:
+// rows n of 4 chunks along k (NT), or rows k of BN / 4 chunks along n.
 inline void xd_mmf_issue(__global const T* a, __global const T* b, const xd_gemm G, long abase, long bbase, long n0,
-                         long kt, int lane, uint st, const int NT) {
+                         long kt, int lane, uint st, const int NT, const int BN) {
   const long k0 = kt * 16;
 #pragma unroll
-  for (int i = 0; i < 2; ++i) {  // A: rows r of 4 chunks
+  for (int i = 0; i < 2; ++i) {
     const int q = lane + 32 * i, r = q >> 2, c = q & 3;
     const int in = r < G.m && k0 + c * 4 < G.k;
     xd_mmk_copy16(st + (uint)q * 16u, in ? a + abase + r * G.a_m + k0 + c * 4 : a, in ? 16u : 0u);
   }
 #pragma unroll
-  for (int i = 0; i < 4; ++i) {
+  for (int i = 0; i < BN / 8; ++i) {
     const int q = lane + 32 * i;
     int in;
     uint at;
     __global const T* src;
-    if (NT) {  // rows n of 4 chunks along k
+    if (NT) {
       const int n = q >> 2, c = q & 3;
       in = n0 + n < G.n && k0 + c * 4 < G.k;
       src = b + bbase + (n0 + n) * G.b_n + k0 + c * 4;
       at = (uint)xd_mmk_at4(n, c);
-    } else {  // rows k of 8 chunks along n
-      const int kr = q >> 3, c = q & 7;
+    } else {
+      const int kr = q / (BN / 4), c = q % (BN / 4);
       in = k0 + kr < G.k && n0 + c * 4 < G.n;
       src = b + bbase + (k0 + kr) * G.b_k + n0 + c * 4;
       at = (uint)q;
@@ -409,85 +410,95 @@ inline void xd_mmf_issue(__global const T* a, __global const T* b, const xd_gemm
 }
 
 inline void xd_gemm_async_skinny(__global T* c, __global const T* a, __global const T* b, __global const T* in,
-                                 const xd_gemm G, long batch0, __local uint4* sm, const int NT) {
+                                 const xd_gemm G, long batch0, __local uint4* sm, const int NT, const int BN,
+                                 const int W) {
   const int tid = (int)get_local_id(0), lane = tid & 31, warp = tid >> 5;
-  const long n0 = (long)get_group_id(0) * 32;
+  const int stage = 64 + 4 * BN;  // 16-byte chunks: A 16 x 16 floats, B 16 x BN
+  const long n0 = (long)get_group_id(0) * BN;
   const long bt = batch0 + (long)get_group_id(2);
   const long abase = G.a_off + bt * G.a_b, bbase = G.b_off + bt * G.b_b;
   const long steps = (G.k + 15) / 16;
-  const long mine = steps > warp ? (steps - warp + XD_MMF_WARPS - 1) / XD_MMF_WARPS : 0;
-  __local uint4* mine_sm = sm + warp * 2 * XD_MMF_STAGE;  // this warp's two stages
+  const long mine = steps > warp ? (steps - warp + W - 1) / W : 0;
+  __local uint4* mine_sm = sm + warp * 2 * stage;  // this warp's two stages
   const uint base = xd_mmk_shared(mine_sm);
 
-  float acc[16];
+  float acc[2][16];  // [h][row]: columns lane + 32 h (h < BN / 32)
 #pragma unroll
-  for (int r = 0; r < 16; ++r) acc[r] = 0.0f;
+  for (int h = 0; h < 2; ++h)
+#pragma unroll
+    for (int r = 0; r < 16; ++r) acc[h][r] = 0.0f;
 
-  if (mine > 0) xd_mmf_issue(a, b, G, abase, bbase, n0, warp, lane, base, NT);
+  if (mine > 0) xd_mmf_issue(a, b, G, abase, bbase, n0, warp, lane, base, NT, BN);
   xd_mmk_commit();
   for (long j = 0; j < mine; ++j) {
     XD_ASM volatile("cp.async.wait_group 0;" : : : "memory");
     xd_warp_sync();  // step j is in every lane's view; the other stage (step j - 1) is free
     if (j + 1 < mine)
-      xd_mmf_issue(a, b, G, abase, bbase, n0, warp + (j + 1) * XD_MMF_WARPS, lane,
-                   base + (uint)((j + 1) & 1) * (XD_MMF_STAGE * 16u), NT);
+      xd_mmf_issue(a, b, G, abase, bbase, n0, warp + (j + 1) * W, lane, base + (uint)((j + 1) & 1) * (uint)stage * 16u,
+                   NT, BN);
     xd_mmk_commit();
-    __local const float4* sa = (__local const float4*)(mine_sm + (j & 1) * XD_MMF_STAGE);
+    __local const float4* sa = (__local const float4*)(mine_sm + (j & 1) * stage);
     __local const float* sb = (__local const float*)(sa + 64);
 #pragma unroll
     for (int kq = 0; kq < 4; ++kq) {
-      float4 bv;
-      if (NT) {
-        bv = ((__local const float4*)sb)[xd_mmk_at4(lane, kq)];
-      } else {
-        bv.s0 = sb[(kq * 4 + 0) * 32 + lane];
-        bv.s1 = sb[(kq * 4 + 1) * 32 + lane];
-        bv.s2 = sb[(kq * 4 + 2) * 32 + lane];
-        bv.s3 = sb[(kq * 4 + 3) * 32 + lane];
+      float4 bv[2];
+#pragma unroll
+      for (int h = 0; h < BN / 32; ++h) {
+        const int col = lane + 32 * h;
+        if (NT) {
+          bv[h] = ((__local const float4*)sb)[xd_mmk_at4(col, kq)];
+        } else {
+          bv[h].s0 = sb[(kq * 4 + 0) * BN + col];
+          bv[h].s1 = sb[(kq * 4 + 1) * BN + col];
+          bv[h].s2 = sb[(kq * 4 + 2) * BN + col];
+          bv[h].s3 = sb[(kq * 4 + 3) * BN + col];
+        }
       }
 #pragma unroll
       for (int r = 0; r < 16; ++r) {
         const float4 av = sa[r * 4 + kq];
-        acc[r] = fma(av.s0, bv.s0, acc[r]);
-        acc[r] = fma(av.s1, bv.s1, acc[r]);
-        acc[r] = fma(av.s2, bv.s2, acc[r]);
-        acc[r] = fma(av.s3, bv.s3, acc[r]);
+#pragma unroll
+        for (int h = 0; h < BN / 32; ++h) {
+          acc[h][r] = fma(av.s0, bv[h].s0, acc[h][r]);
+          acc[h][r] = fma(av.s1, bv[h].s1, acc[h][r]);
+          acc[h][r] = fma(av.s2, bv[h].s2, acc[h][r]);
+          acc[h][r] = fma(av.s3, bv[h].s3, acc[h][r]);
+        }
       }
     }
   }
   XD_ASM volatile("cp.async.wait_group 0;" : : : "memory");
   barrier(CLK_LOCAL_MEM_FENCE);  // every warp is done with its stages: they hold the partials now
 
-  __local float* red = (__local float*)sm;  // partial (row, col) of warp w at (w * 16 + row) * 32 + col
+  __local float* red = (__local float*)sm;  // partial (row, col) of warp w at (w * 16 + row) * BN + col
 #pragma unroll
-  for (int r = 0; r < 16; ++r) red[(warp * 16 + r) * 32 + lane] = acc[r];
+  for (int h = 0; h < BN / 32; ++h)
+#pragma unroll
+    for (int r = 0; r < 16; ++r) red[(warp * 16 + r) * BN + lane + 32 * h] = acc[h][r];
   barrier(CLK_LOCAL_MEM_FENCE);
-  for (int e = tid; e < 16 * 32; e += 32 * XD_MMF_WARPS) {
-    const int row = e >> 5, col = e & 31;
+  for (int e = tid; e < 16 * BN; e += 32 * W) {
+    const int row = e / BN, col = e % BN;
     if (row < G.m && n0 + col < G.n) {
       float sum = 0.0f;
-#pragma unroll
-      for (int w = 0; w < XD_MMF_WARPS; ++w) sum += red[(w * 16 + row) * 32 + col];
+      for (int w = 0; w < W; ++w) sum += red[(w * 16 + row) * BN + col];
       xd_gemm_store(c, in, G, bt, row, n0 + col, sum);
     }
   }
 }
 
-__kernel __attribute__((reqd_work_group_size(32 * XD_MMF_WARPS, 1, 1))) void xd_gemm_async_skinny_nn(
-    __global T* c, __global const T* a, __global const T* b, __global const T* in, const xd_gemm G, long row0,
-    long batch0) {
-  (void)row0;
-  __local uint4 sm[XD_MMF_WARPS * 2 * XD_MMF_STAGE];
-  xd_gemm_async_skinny(c, a, b, in, G, batch0, sm, 0);
-}
+#define XD_GEMM_ASYNC_SKINNY(NAME, NT, BN, W)                                                                    \
+  __kernel __attribute__((reqd_work_group_size(32 * W, 1, 1))) void NAME(                                      \
+      __global T* c, __global const T* a, __global const T* b, __global const T* in, const xd_gemm G, long row0, \
+      long batch0) {                                                                                             \
+    (void)row0;                                                                                                  \
+    __local uint4 sm[W * 2 * (64 + 4 * BN)];                                                                     \
+    xd_gemm_async_skinny(c, a, b, in, G, batch0, sm, NT, BN, W);                                                 \
+  }
+XD_GEMM_ASYNC_SKINNY(xd_gemm_async_skinny_nn, 0, 32, 8)
+XD_GEMM_ASYNC_SKINNY(xd_gemm_async_skinny_nt, 1, 32, 8)
+XD_GEMM_ASYNC_SKINNY(xd_gemm_async_skinny64_nn, 0, 64, 4)
+XD_GEMM_ASYNC_SKINNY(xd_gemm_async_skinny64_nt, 1, 64, 4)
 
-__kernel __attribute__((reqd_work_group_size(32 * XD_MMF_WARPS, 1, 1))) void xd_gemm_async_skinny_nt(
-    __global T* c, __global const T* a, __global const T* b, __global const T* in, const xd_gemm G, long row0,
-    long batch0) {
-  (void)row0;
-  __local uint4 sm[XD_MMF_WARPS * 2 * XD_MMF_STAGE];
-  xd_gemm_async_skinny(c, a, b, in, G, batch0, sm, 1);
-}
 #endif  // f32
 
 #endif  // f16, bf16, f32

@@ -123,7 +123,12 @@ TEST(XpuPlanGemm, F32DecodeShapesTakeTheAsyncGemvWhereTheDeviceHasIt) {
   const auto f32_entry = [](const gemm_args& g) {
     return std::string(xd::xpu::plan_gemm(g, 256, 65535, false, true).entry);
   };
-  EXPECT_EQ(f32_entry(dense_gemm(16, 16384, 16384)), "xd_gemm_async_skinny_nn");
+  EXPECT_EQ(f32_entry(dense_gemm(16, 4096, 16384)), "xd_gemm_async_skinny_nn");
+  const xd::xpu::gemm_plan wide = xd::xpu::plan_gemm(dense_gemm(16, 16384, 16384), 256, 65535, false, true);
+  EXPECT_EQ(wide.entry, std::string("xd_gemm_async_skinny64_nn"));  // wide B: 64 columns, four warps
+  EXPECT_EQ(wide.local[0], 128);
+  ASSERT_EQ(wide.launches.size(), 1u);
+  EXPECT_EQ(wide.launches[0].groups[0], 256);
   EXPECT_EQ(f32_entry(dense_gemm(2, 16, 16)), "xd_gemm_async_skinny_nn");
   gemm_args g = dense_gemm(16, 4096, 11008);
   g.b_k = 1, g.b_n = 11008;
