@@ -71,28 +71,41 @@ gemm_call make_gemm(const xd_kernel_call* c) {
 
 namespace {
 
-// The tensor-core kernel for these operands, or null (see plan_gemm).
-const char* mma_entry(const gemm_args& g) {
-  const auto eight = [](int64_t v) { return v % 8 == 0; };
-  const bool skinny = g.m >= 2 && g.m <= 16 && g.n >= 16 && g.k >= 16;
-  if (!skinny && (g.m <= 16 || g.n < 64 || g.k < 32)) return nullptr;
-  if (g.a_k != 1 || !eight(g.a_off) || !eight(g.a_m) || !eight(g.a_b) || !eight(g.k)) return nullptr;
-  if (!eight(g.b_off) || !eight(g.b_b)) return nullptr;
-  if (g.b_n == 1 && eight(g.b_k) && eight(g.n)) return skinny ? "xd_gemm_mma_skinny_nn" : "xd_gemm_mma_nn";
-  if (g.b_k == 1 && eight(g.b_n)) return skinny ? "xd_gemm_mma_skinny_nt" : "xd_gemm_mma_nt";
-  return nullptr;
-}
+// A kernel of matmul_mma.cl (NVIDIA): its entry, outputs per work-group along n (and m for the
+// 128 x 128 tensor-core tiles), work-group size, and whether it is a gemv of at most 16 rows.
+struct nv_kernel {
+  const char* entry = nullptr;
+  int64_t tile = 0;
+  int64_t local = 0;
+  bool skinny = false;
+};
 
-// The f32 cp.async gemv for these operands (2 <= m <= 16), or null: the alignment of
-// mma_entry's, in 16-byte chunks of 4 floats.
-const char* async_f32_entry(const gemm_args& g) {
-  const auto four = [](int64_t v) { return v % 4 == 0; };
-  if (g.m < 2 || g.m > 16 || g.n < 16 || g.k < 16) return nullptr;
-  if (g.a_k != 1 || !four(g.a_off) || !four(g.a_m) || !four(g.a_b) || !four(g.k)) return nullptr;
-  if (!four(g.b_off) || !four(g.b_b)) return nullptr;
-  if (g.b_n == 1 && four(g.b_k) && four(g.n)) return "xd_gemm_async_skinny_nn";
-  if (g.b_k == 1 && four(g.b_n)) return "xd_gemm_async_skinny_nt";
-  return nullptr;
+// The kernel for these operands (see plan_gemm), or none. `mma`: f16/bf16 on the tensor cores;
+// `async_f32`: f32 gemv. Both copy 16-byte chunks (8 halves, 4 floats), so offsets, strides and the
+// dense extents must be whole chunks.
+nv_kernel nv_kernel_for(const gemm_args& g, bool mma, bool async_f32) {
+  if (!mma && !async_f32) return {};
+  const int64_t unit = mma ? 8 : 4;
+  const auto whole = [unit](int64_t v) { return v % unit == 0; };
+  const bool skinny = g.m >= 2 && g.m <= 16 && g.n >= 16 && g.k >= 16;
+  if (!skinny && (!mma || g.m <= 16 || g.n < 64 || g.k < 32)) return {};
+  if (g.a_k != 1 || !whole(g.a_off) || !whole(g.a_m) || !whole(g.a_b) || !whole(g.k)) return {};
+  if (!whole(g.b_off) || !whole(g.b_b)) return {};
+  const bool nn = g.b_n == 1 && whole(g.b_k) && whole(g.n);
+  if (!nn && !(g.b_k == 1 && whole(g.b_n))) return {};
+  if (!skinny) return {nn ? "xd_gemm_mma_nn" : "xd_gemm_mma_nt", 128, 128, false};
+  // Wide B: 64 columns per work-group, so that A (read once per work-group) costs half as much per
+  // byte of B (16384 x 16384 bf16, M = 16, on an H100: 0.314 -> 0.225 ms); narrower B keeps 32 for
+  // the work-groups' number. The f32 form then runs four warps (its stages of 64 columns fill
+  // 40 KiB), the tensor-core form eight.
+  const bool wide = g.n >= 8192;
+  if (mma)
+    return {wide ? (nn ? "xd_gemm_mma_skinny64_nn" : "xd_gemm_mma_skinny64_nt")
+                 : (nn ? "xd_gemm_mma_skinny_nn" : "xd_gemm_mma_skinny_nt"),
+            wide ? 64 : 32, 256, true};
+  return {wide ? (nn ? "xd_gemm_async_skinny64_nn" : "xd_gemm_async_skinny64_nt")
+               : (nn ? "xd_gemm_async_skinny_nn" : "xd_gemm_async_skinny_nt"),
+          wide ? 64 : 32, wide ? 128 : 256, true};
 }
 
 }  // namespace
@@ -100,27 +113,16 @@ const char* async_f32_entry(const gemm_args& g) {
 gemm_plan plan_gemm(const gemm_args& g, int64_t wg, int64_t max_groups_yz, bool mma, bool async_f32) {
   gemm_plan p;
   if (g.batch == 0 || g.m == 0 || g.n == 0) return p;
-  const char* tc = mma ? mma_entry(g) : async_f32 ? async_f32_entry(g) : nullptr;
-  const bool tc_skinny = tc != nullptr && g.m <= 16;
+  const nv_kernel nv = nv_kernel_for(g, mma, async_f32);
   // Decode shapes: a few rows against a large B, which the skinny kernels stream once.
-  if (tc_skinny || (tc == nullptr && g.m <= 16 && wg >= 64 && g.n >= 16 && g.k * g.n >= (int64_t{1} << 16))) {
-    p.entry = tc_skinny  ? tc
+  if (nv.skinny || (nv.entry == nullptr && g.m <= 16 && wg >= 64 && g.n >= 16 && g.k * g.n >= (int64_t{1} << 16))) {
+    p.entry = nv.skinny  ? nv.entry
               : g.m == 1 ? "xd_gemm_skinny_m1"
               : g.m <= 4 ? "xd_gemm_skinny_m4"
               : g.m <= 8 ? "xd_gemm_skinny_m8"
                          : "xd_gemm_skinny_m16";
-    p.tile = 32;  // columns per work-group (XD_SQ column quads; xd_gemm_mma_skinny_*: 4 n8 tiles)
-    // Wide B: 64 columns per work-group, so that A (read once per work-group) costs half as much
-    // per byte of B (16384 x 16384 bf16, M = 16, on an H100: 0.314 -> 0.225 ms); narrower B keeps
-    // 32 for the work-groups' number.
-    p.local[0] = tc_skinny ? 256 : wg;
-    if (tc_skinny && g.n >= 8192) {
-      const bool nn = tc[std::strlen(tc) - 1] == 'n';
-      p.entry = mma ? (nn ? "xd_gemm_mma_skinny64_nn" : "xd_gemm_mma_skinny64_nt")
-                    : (nn ? "xd_gemm_async_skinny64_nn" : "xd_gemm_async_skinny64_nt");
-      p.tile = 64;
-      p.local[0] = mma ? 256 : 128;  // the f32 form: four warps (its stages of 64 columns fill 40 KiB)
-    }
+    p.tile = nv.skinny ? nv.tile : 32;  // columns per work-group (xd_gemm_skinny_*: XD_SQ column quads)
+    p.local[0] = nv.skinny ? nv.local : wg;
     p.local[1] = p.local[2] = 1;
     const int64_t max_yz = std::max<int64_t>(max_groups_yz, 1);
     for (int64_t b0 = 0; b0 < g.batch; b0 += max_yz) {
@@ -146,12 +148,12 @@ gemm_plan plan_gemm(const gemm_args& g, int64_t wg, int64_t max_groups_yz, bool 
   const bool dense = p.big && g.a_k == 1 && g.b_n == 1 && four(g.n) && four(g.k) && four(g.a_off) && four(g.a_m) &&
                      four(g.a_b) && four(g.b_off) && four(g.b_k) && four(g.b_b);
   p.entry = dense ? "xd_gemm_big_dense" : p.big ? "xd_gemm_big" : "xd_gemm_tiled";
-  if (tc != nullptr) {
+  if (nv.entry != nullptr) {
     p.big = true;
-    p.tile = 128;
-    p.local[0] = 128;
+    p.tile = nv.tile;
+    p.local[0] = nv.local;
     p.local[1] = p.local[2] = 1;
-    p.entry = tc;
+    p.entry = nv.entry;
   }
   const int64_t max_yz = std::max<int64_t>(max_groups_yz, 1);
   const int64_t rows_per_launch = max_yz * p.tile;

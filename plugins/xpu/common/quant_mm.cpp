@@ -97,6 +97,24 @@ qmm_call make_scaled_mm(const xd_kernel_call* c) {
   return call;
 }
 
+namespace {
+
+// Launches of p.block x p.block tiles over g's output, the rows cut where they exceed
+// max_groups_yz work-groups.
+void add_row_launches(qmm_plan& p, const qmm_args& g, int64_t max_groups_yz) {
+  const int64_t rows_per_launch = std::max<int64_t>(max_groups_yz, 1) * p.block;
+  for (int64_t r0 = 0; r0 < g.m; r0 += rows_per_launch) {
+    gemm_launch l;
+    l.row0 = r0;
+    l.groups[0] = (g.n + p.block - 1) / p.block;
+    l.groups[1] = (std::min(rows_per_launch, g.m - r0) + p.block - 1) / p.block;
+    l.groups[2] = 1;
+    p.launches.push_back(l);
+  }
+}
+
+}  // namespace
+
 qmm_plan plan_qmm(const qmm_args& g, int64_t wg, int64_t max_groups_yz) {
   qmm_plan p;
   const int64_t ql = wg >= 256 ? 16 : wg >= 64 ? 8 : 4;  // XD_QL of quant_mm.cl
@@ -104,60 +122,41 @@ qmm_plan plan_qmm(const qmm_args& g, int64_t wg, int64_t max_groups_yz) {
   p.local[0] = p.local[1] = ql;
   p.local[2] = 1;
   if (g.m == 0 || g.n == 0) return p;
-  const int64_t rows_per_launch = std::max<int64_t>(max_groups_yz, 1) * p.block;
-  for (int64_t r0 = 0; r0 < g.m; r0 += rows_per_launch) {
-    gemm_launch l;
-    l.row0 = r0;
-    l.groups[0] = (g.n + p.block - 1) / p.block;
-    l.groups[1] = (std::min(rows_per_launch, g.m - r0) + p.block - 1) / p.block;
-    l.groups[2] = 1;
-    p.launches.push_back(l);
-  }
+  add_row_launches(p, g, max_groups_yz);
   return p;
 }
 
 namespace {
 
-// Whether quant_mm_mma.cl's tiles take these operands (see plan_int_mm).
-bool mma_fits(const qmm_args& g) {
+// quant_mm_mma.cl's `tensor_cores` kernel (128 x 128 tiles, 128 work-items) where `mma` and the
+// operands suit it (see plan_int_mm), else `portable` over plan_qmm's grid.
+qmm_plan plan_with(const qmm_args& g, int64_t wg, int64_t max_groups_yz, bool mma, const char* tensor_cores,
+                   const char* portable) {
   const auto sixteen = [](int64_t v) { return v % 16 == 0; };
-  return g.m > 16 && g.n >= 64 && g.k >= 64 && g.a_k == 1 && g.b_k == 1 && sixteen(g.a_off) && sixteen(g.a_m) &&
-         sixteen(g.b_off) && sixteen(g.b_n) && sixteen(g.k);
-}
-
-// The tensor-core kernels' grid: 128 x 128 tiles, 128 work-items each.
-qmm_plan plan_mma(const qmm_args& g, int64_t max_groups_yz, const char* entry) {
+  const bool fits = g.m > 16 && g.n >= 64 && g.k >= 64 && g.a_k == 1 && g.b_k == 1 && sixteen(g.a_off) &&
+                    sixteen(g.a_m) && sixteen(g.b_off) && sixteen(g.b_n) && sixteen(g.k);
+  if (!mma || !fits) {
+    qmm_plan p = plan_qmm(g, wg, max_groups_yz);
+    p.entry = portable;
+    return p;
+  }
   qmm_plan p;
-  p.entry = entry;
+  p.entry = tensor_cores;
   p.block = 128;
   p.local[0] = 128;
   p.local[1] = p.local[2] = 1;
-  const int64_t rows_per_launch = std::max<int64_t>(max_groups_yz, 1) * p.block;
-  for (int64_t r0 = 0; r0 < g.m; r0 += rows_per_launch) {
-    gemm_launch l;
-    l.row0 = r0;
-    l.groups[0] = (g.n + p.block - 1) / p.block;
-    l.groups[1] = (std::min(rows_per_launch, g.m - r0) + p.block - 1) / p.block;
-    l.groups[2] = 1;
-    p.launches.push_back(l);
-  }
+  add_row_launches(p, g, max_groups_yz);
   return p;
 }
 
 }  // namespace
 
 qmm_plan plan_int_mm(const qmm_args& g, int64_t wg, int64_t max_groups_yz, bool mma) {
-  if (mma && mma_fits(g)) return plan_mma(g, max_groups_yz, kIntMmMmaEntry);
-  qmm_plan p = plan_qmm(g, wg, max_groups_yz);
-  p.entry = kIntMmEntry;
-  return p;
+  return plan_with(g, wg, max_groups_yz, mma, kIntMmMmaEntry, kIntMmEntry);
 }
 
 qmm_plan plan_scaled_mm(const qmm_args& g, int64_t wg, int64_t max_groups_yz, bool mma) {
-  if (mma && mma_fits(g)) return plan_mma(g, max_groups_yz, g.b_fmt == 1 ? kScaledMmMmaE5m2 : kScaledMmMmaE4m3);
-  qmm_plan p = plan_qmm(g, wg, max_groups_yz);
-  p.entry = kScaledMmEntry;
-  return p;
+  return plan_with(g, wg, max_groups_yz, mma, g.b_fmt == 1 ? kScaledMmMmaE5m2 : kScaledMmMmaE4m3, kScaledMmEntry);
 }
 
 namespace {

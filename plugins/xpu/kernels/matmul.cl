@@ -85,15 +85,6 @@ __kernel __attribute__((reqd_work_group_size(XD_GT, XD_GT, 1))) void xd_gemm_til
   if (i < G.m && j < G.n) xd_gemm_store(c, in, G, bt, i, j, acc);
 }
 
-// ---------------------------------------------------------------- register-tiled (large shapes)
-#if XD_WG >= 256
-#if XD_CLASS == 2
-#define XD_BK 8
-#else
-#define XD_BK 16
-#endif
-#define XD_LPT (XD_BK / 8)  // float4 loads per work-item per operand and K step
-
 // Four consecutive elements along an operand's dense axis (stride s) starting at (r, kk) of a
 // rows x cols matrix (bounds: the 4 along that axis), zero outside.
 inline CT4 xd_tile4(__global const T* p, long base, long r, long kk, long rs, long ks, long rows, long cols, int along_k) {
@@ -116,6 +107,15 @@ inline CT4 xd_tile4(__global const T* p, long base, long r, long kk, long rs, lo
   }
   return v;
 }
+
+// ---------------------------------------------------------------- register-tiled (large shapes)
+#if XD_WG >= 256
+#if XD_CLASS == 2
+#define XD_BK 8
+#else
+#define XD_BK 16
+#endif
+#define XD_LPT (XD_BK / 8)  // float4 loads per work-item per operand and K step
 
 // One K step's arithmetic on the staged tiles: rows ty*4+i and 64+ty*4+i, columns tx*4+j and
 // 64+tx*4+j (a macro so that acc stays in registers in both kernels).
@@ -328,19 +328,7 @@ inline void xd_skinny_b(__global const T* b, long bbase, const xd_gemm G, long k
   if (along_k) {
     CT4 col[4];
 #pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      const long n = n0 + j;
-      if (n < G.n && k + 3 < G.k) {
-        col[j] = xd_load4(b, bbase + n * G.b_n + k * G.b_k, G.b_k);
-      } else {
-        col[j] = (CT4)((CT)0);
-        if (n < G.n) {
-          if (k < G.k) col[j].s0 = XD_LD(b, bbase + n * G.b_n + k * G.b_k);
-          if (k + 1 < G.k) col[j].s1 = XD_LD(b, bbase + n * G.b_n + (k + 1) * G.b_k);
-          if (k + 2 < G.k) col[j].s2 = XD_LD(b, bbase + n * G.b_n + (k + 2) * G.b_k);
-        }
-      }
-    }
+    for (int j = 0; j < 4; ++j) col[j] = xd_tile4(b, bbase, n0 + j, k, G.b_n, G.b_k, G.n, G.k, 1);
     br[0] = (CT4)(col[0].s0, col[1].s0, col[2].s0, col[3].s0);
     br[1] = (CT4)(col[0].s1, col[1].s1, col[2].s1, col[3].s1);
     br[2] = (CT4)(col[0].s2, col[1].s2, col[2].s2, col[3].s2);
@@ -348,29 +336,12 @@ inline void xd_skinny_b(__global const T* b, long bbase, const xd_gemm G, long k
     return;
   }
 #pragma unroll
-  for (int i = 0; i < 4; ++i) {
-    const long kk = k + i;
-    if (kk < G.k && n0 + 3 < G.n) {
-      br[i] = xd_load4(b, bbase + kk * G.b_k + n0 * G.b_n, G.b_n);
-    } else {
-      br[i] = (CT4)((CT)0);
-      if (kk < G.k) {
-        if (n0 < G.n) br[i].s0 = XD_LD(b, bbase + kk * G.b_k + n0 * G.b_n);
-        if (n0 + 1 < G.n) br[i].s1 = XD_LD(b, bbase + kk * G.b_k + (n0 + 1) * G.b_n);
-        if (n0 + 2 < G.n) br[i].s2 = XD_LD(b, bbase + kk * G.b_k + (n0 + 2) * G.b_n);
-      }
-    }
-  }
+  for (int i = 0; i < 4; ++i) br[i] = xd_tile4(b, bbase, n0, k + i, G.b_n, G.b_k, G.n, G.k, 0);
 }
 
-// A[r][k .. k+3] (zero past k).
+// A[r][k .. k+3] (zero past k, and past M: rows the work-group stages but has not).
 inline CT4 xd_skinny_a(__global const T* a, long abase, const xd_gemm G, long r, long k) {
-  if (k + 3 < G.k) return xd_load4(a, abase + r * G.a_m + k * G.a_k, G.a_k);
-  CT4 v = (CT4)((CT)0);
-  if (k < G.k) v.s0 = XD_LD(a, abase + r * G.a_m + k * G.a_k);
-  if (k + 1 < G.k) v.s1 = XD_LD(a, abase + r * G.a_m + (k + 1) * G.a_k);
-  if (k + 2 < G.k) v.s2 = XD_LD(a, abase + r * G.a_m + (k + 2) * G.a_k);
-  return v;
+  return xd_tile4(a, abase, r, k, G.a_m, G.a_k, G.m, G.k, 1);
 }
 
 // Four undecoded elements at an address aligned for them, and their values.
@@ -489,7 +460,7 @@ inline void xd_gemm_skinny(__global T* c, __global const T* a, __global const T*
       }
       for (int e = lid; e < MR * XD_SU * XD_SK; e += XD_WG) {
         const int r = e / (XD_SU * XD_SK), j = e - r * (XD_SU * XD_SK);
-        al[e] = r < rows ? xd_skinny_a(a, abase, G, r, (kb + j) * 4) : (CT4)((CT)0);
+        al[e] = xd_skinny_a(a, abase, G, r, (kb + j) * 4);
       }
       barrier(CLK_LOCAL_MEM_FENCE);
 #pragma unroll

@@ -59,6 +59,21 @@ inline float4 xd_mmk_mma(float4 c, const uint* a, uint b0, uint b1) {
   return c;
 }
 
+// The gemvs' last step (xd_gemm_mma_skinny*, xd_gemm_async_skinny*): the W warps' 16 x BN partial
+// sums, warp w's (row, col) at red[(w * 16 + row) * BN + col], added in warp order and stored.
+inline void xd_skinny_partials_store(__global T* c, __global const T* in, const xd_gemm G, long bt, long n0,
+                                     __local const float* red, const int BN, const int W) {
+  for (int e = (int)get_local_id(0); e < 16 * BN; e += 32 * W) {
+    const int row = e / BN, col = e % BN;
+    if (row < G.m && n0 + col < G.n) {
+      float sum = 0.0f;
+#pragma unroll
+      for (int w = 0; w < W; ++w) sum += red[(w * 16 + row) * BN + col];
+      xd_gemm_store(c, in, G, bt, row, n0 + col, sum);
+    }
+  }
+}
+
 #if XD_MMK != 3  // the tensor-core kernels: f16, bf16
 
 // The XD_MMK_COPIES chunks of one operand a work-item copies each step. Copy i reads
@@ -86,13 +101,8 @@ inline void xd_gemm_mma(__global T* c, __global const T* a, __global const T* b,
   const int tid = (int)get_local_id(0), lane = tid & 31, warp = tid >> 5;
   const int wm = warp >> 1, wn = warp & 1;  // the warp's 64 rows and 64 columns of the tile
 
-  // Bands of 8 tile rows: consecutive work-groups take the band's rows for one tile column.
-  const long tiles_n = (long)get_num_groups(0), tiles_m = (long)get_num_groups(1);
-  const long pid = (long)get_group_id(1) * tiles_n + (long)get_group_id(0);
-  const long band = pid / (8 * tiles_n), band_rows = min(tiles_m - band * 8, 8L);
-  const long in_band = pid - band * 8 * tiles_n;
-  const long tm = band * 8 + in_band % band_rows, tn = in_band / band_rows;
-  const long m0 = row0 + tm * 128, n0 = tn * 128;
+  long m0, n0;
+  xd_mmk_tile_origin(row0, &m0, &n0);
   const long bt = batch0 + (long)get_group_id(2);
   const long abase = G.a_off + bt * G.a_b, bbase = G.b_off + bt * G.b_b;
   const int steps = (int)((G.k + 31) / 32);
@@ -129,11 +139,11 @@ inline void xd_gemm_mma(__global T* c, __global const T* a, __global const T* b,
   uint la[2], lb[2][4];
 #pragma unroll
   for (int kk = 0; kk < 2; ++kk) {
-    la[kk] = (uint)xd_mmk_at4(wm * 64 + (lane & 15), kk * 2 + (lane >> 4)) * 16u;
+    la[kk] = xd_mmk_lda(wm * 64, lane, kk);
 #pragma unroll
     for (int p = 0; p < 4; ++p) {
       if (NT)
-        lb[kk][p] = (uint)xd_mmk_at4(wn * 64 + p * 16 + (lane & 7) + ((lane >> 4) << 3), kk * 2 + ((lane >> 3) & 1)) * 16u;
+        lb[kk][p] = xd_mmk_ldb_nt(wn * 64 + p * 16, lane, kk);
       else
         lb[kk][p] = (uint)xd_mmk_at16(kk * 16 + (lane & 15), wn * 8 + p * 2 + (lane >> 4)) * 16u;
     }
@@ -339,15 +349,7 @@ inline void xd_gemm_mma_skinny(__global T* c, __global const T* a, __global cons
     w0[8 * BN + 1] = acc[j].s3;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-  for (int e = tid; e < 16 * BN; e += 32 * XD_MMS_WARPS) {
-    const int row = e / BN, col = e % BN;
-    if (row < G.m && n0 + col < G.n) {
-      float sum = 0.0f;
-#pragma unroll
-      for (int w = 0; w < XD_MMS_WARPS; ++w) sum += red[(w * 16 + row) * BN + col];
-      xd_gemm_store(c, in, G, bt, row, n0 + col, sum);
-    }
-  }
+  xd_skinny_partials_store(c, in, G, bt, n0, red, BN, XD_MMS_WARPS);
 }
 
 #define XD_GEMM_MMA_SKINNY(NAME, NT, BN, S)                                                                        \
@@ -476,14 +478,7 @@ inline void xd_gemm_async_skinny(__global T* c, __global const T* a, __global co
 #pragma unroll
     for (int r = 0; r < 16; ++r) red[(warp * 16 + r) * BN + lane + 32 * h] = acc[h][r];
   barrier(CLK_LOCAL_MEM_FENCE);
-  for (int e = tid; e < 16 * BN; e += 32 * W) {
-    const int row = e / BN, col = e % BN;
-    if (row < G.m && n0 + col < G.n) {
-      float sum = 0.0f;
-      for (int w = 0; w < W; ++w) sum += red[(w * 16 + row) * BN + col];
-      xd_gemm_store(c, in, G, bt, row, n0 + col, sum);
-    }
-  }
+  xd_skinny_partials_store(c, in, G, bt, n0, red, BN, W);
 }
 
 #define XD_GEMM_ASYNC_SKINNY(NAME, NT, BN, W)                                                                    \

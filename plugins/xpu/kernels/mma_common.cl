@@ -32,6 +32,28 @@ inline void xd_mmk_ldsm_t(uint* r, uint addr) {
 inline int xd_mmk_at4(int r, int c) { return r * 4 + (c ^ ((r >> 1) & 3)); }
 inline int xd_mmk_at16(int r, int c) { return r * 16 + (c ^ (r & 7)); }
 
+// ldmatrix addresses (bytes within a stage) in tiles of rows of 4 chunks: A's 16 rows from r0 for
+// the k16 half kk (mma's a0..a3), and B stored n x k, its 16 columns from n0 for the k16 half kk
+// (b0 and b1 of two n8 tiles: registers 0, 1 and 2, 3).
+inline uint xd_mmk_lda(int r0, int lane, int kk) {
+  return (uint)xd_mmk_at4(r0 + (lane & 15), kk * 2 + (lane >> 4)) * 16u;
+}
+inline uint xd_mmk_ldb_nt(int n0, int lane, int kk) {
+  return (uint)xd_mmk_at4(n0 + (lane & 7) + ((lane >> 4) << 3), kk * 2 + ((lane >> 3) & 1)) * 16u;
+}
+
+// The origin of this work-group's 128 x 128 output tile, ordered in bands of 8 tile rows so that
+// consecutive work-groups take the band's rows for one tile column and share A's and B's tiles in
+// L2 (dim 0 of the grid: tile columns, dim 1: tile rows from row0).
+inline void xd_mmk_tile_origin(long row0, long* m0, long* n0) {
+  const long tiles_n = (long)get_num_groups(0), tiles_m = (long)get_num_groups(1);
+  const long pid = (long)get_group_id(1) * tiles_n + (long)get_group_id(0);
+  const long band = pid / (8 * tiles_n), band_rows = min(tiles_m - band * 8, 8L);
+  const long in_band = pid - band * 8 * tiles_n;
+  *m0 = row0 + (band * 8 + in_band % band_rows) * 128;
+  *n0 = (in_band / band_rows) * 128;
+}
+
 inline void xd_warp_sync(void) { XD_ASM volatile("bar.warp.sync 0xffffffff;" : : : "memory"); }
 
 #endif  // XD_NV_MMA

@@ -58,7 +58,7 @@ inline void xd_imma_issue(__global const uchar* base, long row_stride, int rows_
   }
 }
 
-// The work-group's 128 x 128 tile (m0, n0 from the band raster of matmul_mma.cl's xd_gemm_mma):
+// The work-group's 128 x 128 tile (m0, n0 from xd_mmk_tile_origin):
 // every product of A's rows and B's columns over K, into the work-item's acc (tile (i, j) of its
 // warp's 4 x 8, as mma's accumulator fragments).
 inline void xd_qmma_tile(__global const uchar* a, __global const uchar* b, const xd_qmm G, long m0, long n0,
@@ -80,10 +80,9 @@ inline void xd_qmma_tile(__global const uchar* a, __global const uchar* b, const
   uint la[2], lb[2][4];
 #pragma unroll
   for (int kk = 0; kk < 2; ++kk) {
-    la[kk] = (uint)xd_mmk_at4(wm * 64 + (lane & 15), kk * 2 + (lane >> 4)) * 16u;
+    la[kk] = xd_mmk_lda(wm * 64, lane, kk);
 #pragma unroll
-    for (int p = 0; p < 4; ++p)
-      lb[kk][p] = (uint)xd_mmk_at4(wn * 64 + p * 16 + (lane & 7) + ((lane >> 4) << 3), kk * 2 + ((lane >> 3) & 1)) * 16u;
+    for (int p = 0; p < 4; ++p) lb[kk][p] = xd_mmk_ldb_nt(wn * 64 + p * 16, lane, kk);
   }
 #pragma unroll
   for (int i = 0; i < 4; ++i)
@@ -130,16 +129,6 @@ inline void xd_qmma_tile(__global const uchar* a, __global const uchar* b, const
   }
 }
 
-// The band raster of xd_gemm_mma: this work-group's tile origin.
-inline void xd_qmma_origin(long row0, long* m0, long* n0) {
-  const long tiles_n = (long)get_num_groups(0), tiles_m = (long)get_num_groups(1);
-  const long pid = (long)get_group_id(1) * tiles_n + (long)get_group_id(0);
-  const long band = pid / (8 * tiles_n), band_rows = min(tiles_m - band * 8, 8L);
-  const long in_band = pid - band * 8 * tiles_n;
-  *m0 = row0 + (band * 8 + in_band % band_rows) * 128;
-  *n0 = (in_band / band_rows) * 128;
-}
-
 #if XD_CLASS == 3
 __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void xd_int_mm_mma_nt(__global int* c,
                                                                                  __global const char* a,
@@ -148,7 +137,7 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void xd_int_mm_mma_nt(
   __local uint4 sa[3 * 512];
   __local uint4 sb[3 * 512];
   long m0, n0;
-  xd_qmma_origin(row0, &m0, &n0);
+  xd_mmk_tile_origin(row0, &m0, &n0);
   uint4 acc[4][8];
   xd_qmma_tile((__global const uchar*)a, (__global const uchar*)b, G, m0, n0, sa, sb, acc, 0);
   const int lane = (int)get_local_id(0) & 31, warp = (int)get_local_id(0) >> 5;
@@ -187,7 +176,7 @@ inline void xd_scaled_mm_mma(__global uchar* c, __global const uchar* a, __globa
                              __global const float* sa, __global const float* sb, __global const uchar* bias,
                              const xd_qmm G, long row0, __local uint4* ta, __local uint4* tb, const int b_e5m2) {
   long m0, n0;
-  xd_qmma_origin(row0, &m0, &n0);
+  xd_mmk_tile_origin(row0, &m0, &n0);
   uint4 acc[4][8];
   xd_qmma_tile(a, b, G, m0, n0, ta, tb, acc, 1 + 2 * XD_QA + b_e5m2);
   const int lane = (int)get_local_id(0) & 31, warp = (int)get_local_id(0) >> 5;
