@@ -16,6 +16,7 @@ XD_PACKAGES=(
   libdnnl-dev
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
   libze-dev clang-15 llvm-spirv-15 spirv-tools
+  libclang-common-15-dev libtsan2 llvm  # fuzz preset (libFuzzer; llvm-symbolizer for reports), tsan preset
 )
 
 xd_install_packages() {

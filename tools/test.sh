@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Install what is missing, configure, build, and run the whole test suite with CTest.
-# Exit status is the suite's. Usage: tools/test.sh [--preset default|debug|asan]
+# Exit status is the suite's. Usage: tools/test.sh [--preset default|debug|asan|tsan|fuzz]
+#   tsan: the concurrency tests under ThreadSanitizer (the test preset's name filter picks them)
+#   fuzz: each libFuzzer fuzzer replays its corpus, then fuzzes for XD_FUZZ_SECONDS (tools/fuzz.sh
+#         runs them for hours); docs/reliability.md, "Fuzzers and sanitizers".
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 xd_parse_preset_arg "$@"
 xd_install_packages

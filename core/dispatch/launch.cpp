@@ -20,6 +20,11 @@
 
 namespace xd::detail {
 
+// Blocking transfers between host memory and a contiguous tensor on a device (core/tensor/tensor.cpp):
+// the plugin's raw copy primitives, no kernel.
+void device_to_host(const TensorImpl& t, void* dst);
+void host_to_device(const void* src, TensorImpl& t);
+
 namespace {
 
 std::atomic<uint64_t> g_fallbacks{0};
@@ -160,34 +165,86 @@ std::string registered_dtypes(xd_op op, const Backend& b) {
   return s.empty() ? "none" : s;
 }
 
-// A view with the call's sizes and strides. Non-owning (an aliasing shared_ptr with no control
-// block): the views live only inside run_on_cpu, while the caller's tensors are alive.
-std::shared_ptr<TensorImpl> view_of(const Arg& a) {
-  const std::shared_ptr<const TensorImpl> base(std::shared_ptr<const TensorImpl>(), a.t);
-  return make_view(base, a.ndim, a.sizes, a.strides, a.t->storage_offset);
+// The elements of its storage that an argument reaches: [first, first + count), counted from the
+// start of the storage in elements of its dtype. Broadcast dims (stride 0) reach nothing more.
+struct Span {
+  int64_t first = 0;
+  int64_t count = 0;
+};
+
+Span span_of(const Arg& a) {
+  int64_t lo = a.t->storage_offset, hi = lo;
+  for (int d = 0; d < a.ndim; ++d) {
+    if (a.sizes[d] == 0) return {lo, 0};
+    const int64_t reach = (a.sizes[d] - 1) * a.strides[d];
+    (reach < 0 ? lo : hi) += reach;
+  }
+  return {lo, hi - lo + 1};
 }
 
-void run_on_cpu(xd_op op, Dtype key, DeviceRecord& dev, std::span<const Arg> inputs, std::span<const Arg> outputs,
-                const void* attrs) {
-  DeviceRecord& cpu_dev = Registry::get().device(cpu());
-  std::vector<Tensor> in_cpu, out_dev, out_cpu;
-  for (const Arg& a : inputs) in_cpu.push_back(a.t ? Tensor(view_of(a)).to(cpu()) : Tensor());
-  for (const Arg& a : outputs) {
-    if (a.t == nullptr) {
-      out_dev.emplace_back();
-      out_cpu.emplace_back();
-      continue;
-    }
-    out_dev.emplace_back(view_of(a));
-    out_cpu.emplace_back(allocate_tensor(cpu_dev, IntList(a.sizes, static_cast<size_t>(a.ndim)), a.t->dtype));
+bool row_major(const Arg& a) {
+  int64_t expected = 1;
+  for (int d = a.ndim - 1; d >= 0; --d) {
+    if (a.sizes[d] == 1) continue;
+    if (a.strides[d] != expected) return false;
+    expected *= a.sizes[d];
   }
+  return true;
+}
+
+// The elements `span` of `a`'s storage as a contiguous 1-d tensor on its device: what the raw
+// transfers (device_to_host, host_to_device) move. Non-owning (an aliasing shared_ptr with no
+// control block): it lives only inside run_on_cpu, while the caller's tensors are alive.
+std::shared_ptr<TensorImpl> span_view(const Arg& a, Span span) {
+  const std::shared_ptr<const TensorImpl> base(std::shared_ptr<const TensorImpl>(), a.t);
+  const int64_t one = 1;
+  return make_view(base, 1, &span.count, &one, span.first);
+}
+
+// A CPU copy of the elements `a` reaches, viewed with a's sizes, strides and offset within them.
+// The bytes move by the backend's raw copy primitive, never by a COPY kernel on a's device: that
+// kernel may be the missing one, and XD_FALLBACK=cpu would then fall back into itself for ever.
+Tensor gather_to_cpu(DeviceRecord& cpu_dev, const Arg& a) {
+  const Span span = span_of(a);
+  auto buffer = allocate_tensor(cpu_dev, {span.count}, a.t->dtype);
+  if (span.count > 0)
+    device_to_host(*span_view(a, span), static_cast<char*>(buffer->storage->handle) + buffer->byte_offset());
+  const std::shared_ptr<const TensorImpl> base = std::move(buffer);
+  return Tensor(make_view(base, a.ndim, a.sizes, a.strides, a.t->storage_offset - span.first));
+}
+
+// Runs the op on the CPU backend: inputs gathered to the host, outputs computed there and
+// written back, all through the device's raw copies (see gather_to_cpu).
+void run_on_cpu(xd_op op, Dtype key, std::span<const Arg> inputs, std::span<const Arg> outputs, const void* attrs) {
+  DeviceRecord& cpu_dev = Registry::get().device(cpu());
+  std::vector<Tensor> in_cpu, out_cpu;
+  // Made contiguous on the CPU (whose backend has every kernel, COPY included), so that no CPU
+  // kernel sees a layout it might decline.
+  for (const Arg& a : inputs) in_cpu.push_back(a.t ? gather_to_cpu(cpu_dev, a).contiguous() : Tensor());
+  for (const Arg& a : outputs)
+    out_cpu.push_back(a.t ? Tensor(allocate_tensor(cpu_dev, IntList(a.sizes, static_cast<size_t>(a.ndim)), a.t->dtype))
+                          : Tensor());
   std::vector<Arg> ai, ao;
   for (const Tensor& t : in_cpu) ai.push_back(t.defined() ? arg(t.impl()) : arg_absent());
   for (const Tensor& t : out_cpu) ao.push_back(t.defined() ? arg(t.impl()) : arg_absent());
-  (void)dev;
   launch(op, key, cpu_dev, std::span<const Arg>(ai), std::span<const Arg>(ao), attrs);
-  for (size_t i = 0; i < out_dev.size(); ++i)
-    if (out_dev[i].defined()) out_dev[i].copy_(out_cpu[i]);
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const Arg& a = outputs[i];
+    if (a.t == nullptr) continue;
+    const Span span = span_of(a);
+    if (span.count == 0) continue;
+    if (row_major(a)) {  // the result's bytes are the span's bytes
+      host_to_device(static_cast<const char*>(out_cpu[i].impl().storage->handle) + out_cpu[i].impl().byte_offset(),
+                     *span_view(a, span));
+      continue;
+    }
+    // A strided output (a view written by copy_): read the span, scatter the result into it on the
+    // CPU, write the span back, so that the elements between the view's own stay as they were.
+    Tensor staged = gather_to_cpu(cpu_dev, a);
+    staged.copy_(out_cpu[i]);
+    const TensorImpl& st = staged.impl();
+    host_to_device(static_cast<const char*>(st.storage->handle) + st.storage->offset, *span_view(a, span));
+  }
 }
 
 }  // namespace
@@ -276,7 +333,7 @@ void launch(xd_op op, Dtype key, DeviceRecord& dev, std::span<const Arg> inputs,
     log_once(LogLevel::warn, std::string("fallback:") + name + ":" + b.name + ":" + dtype_name(key),
              std::string(name) + " has no " + b.name + " kernel for " + dtype_name(key) +
                  "; running it on the CPU backend (XD_FALLBACK=cpu). This warning is shown once.");
-    run_on_cpu(op, key, dev, inputs, outputs, attrs);
+    run_on_cpu(op, key, inputs, outputs, attrs);
     return;
   }
   const std::string why = slot.empty() ? std::string("no kernel is registered")

@@ -2,6 +2,8 @@
 #include <xd/dtype_set.hpp>
 #include <xd/error.hpp>
 
+#include "dtype/dtype_check.hpp"
+
 #include <string>
 
 namespace xd {
@@ -24,6 +26,15 @@ Dtype parse_dtype(std::string_view name) {
   for (int i = 0; i < kNumDtypes; ++i) valid += std::string(i ? ", " : "") + kNames[i];
   throw ValueError("unknown dtype '" + std::string(name) + "'; expected one of: " + valid);
 }
+
+namespace detail {
+void throw_invalid_dtype(Dtype d, const char* op) {
+  std::string valid;
+  for (int i = 0; i < kNumDtypes; ++i) valid += std::string(i ? ", " : "") + kNames[i];
+  throw DtypeError(std::string(op) + ": dtype value " + std::to_string(static_cast<int32_t>(d)) +
+                   " is not an xd::Dtype (expected one of: " + valid + ")");
+}
+}  // namespace detail
 
 bool is_fp8(Dtype d) noexcept { return dtypes::fp8.contains(d); }
 bool is_floating(Dtype d) noexcept { return dtypes::floating.contains(d); }

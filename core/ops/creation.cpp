@@ -8,6 +8,7 @@
 #include "dispatch/launch.hpp"
 #include "ops/meta.hpp"
 #include "ops/meta_functions.hpp"
+#include "ops/scalar_range.hpp"
 #include "ops/schema.hpp"
 
 #include <cmath>
@@ -27,16 +28,8 @@ xd_attrs_scalar scalar_for(const char* op, double value, Dtype dtype) {
   xd_attrs_scalar s{};
   s.struct_size = sizeof s;
   s.real = value;
-  if (!is_floating(dtype)) {
-    if (!std::isfinite(value))
-      throw ValueError(std::string(op) + ": value " + std::to_string(value) + " cannot be stored in a " +
-                       dtype_name(dtype) + " tensor");
-    if (value < -9.2233720368547758e18 || value >= 9.2233720368547758e18)
-      throw ValueError(std::string(op) + ": value " + std::to_string(value) + " is out of range for int64");
-    s.integer = dtype == Dtype::boolean ? (value != 0 ? 1 : 0) : static_cast<int64_t>(value);
-  } else {
-    s.integer = 0;
-  }
+  check_scalar_fits(op, "value", value, dtype);
+  s.integer = is_floating(dtype) ? 0 : scalar_to_integer(value, dtype);
   return s;
 }
 
@@ -57,6 +50,7 @@ MetaResult created(Device device, IntList sizes, Dtype dtype) {
 
 MetaResult meta_fill(const MetaArgs& m) {
   const FillAttrs& at = attrs_of<FillAttrs>(m);
+  check_dtype_value(at.dtype, m.name);
   MetaResult r = created(at.device, at.sizes, at.dtype);
   r.kernel_attrs.scalar = scalar_for(m.name, at.value, at.dtype);
   r.has_kernel_attrs = true;
@@ -80,11 +74,19 @@ MetaResult meta_arange(const MetaArgs& m) {
   if (is_integral(at.dtype)) {
     if (start != std::floor(start) || step != std::floor(step))
       throw ValueError(std::string("arange: start and step must be integers for dtype ") + dtype_name(at.dtype));
-    a.int_start = static_cast<int64_t>(start);
-    a.int_step = static_cast<int64_t>(step);
   }
   const double n = std::ceil((end - start) / step);
   if (n > 9.0e15) throw ValueError("arange: " + std::to_string(n) + " elements is too many");
+  if (is_integral(at.dtype)) {
+    // Every value the kernel forms (start + i * step in int64) must fit the dtype: a bound beyond
+    // int64 would be undefined behaviour, one beyond i8/u8/i32 a silent wrap.
+    check_scalar_fits("arange", "start", start, at.dtype);
+    check_scalar_fits("arange", "step", step, Dtype::i64);
+    check_scalar_fits("arange", "end", end, Dtype::i64);  // PyTorch converts end to int64 too
+    if (n > 0) check_scalar_fits("arange", "last value", start + (n - 1) * step, at.dtype);
+    a.int_start = static_cast<int64_t>(start);
+    a.int_step = static_cast<int64_t>(step);
+  }
   MetaResult r = created(at.device, {static_cast<int64_t>(n)}, at.dtype);
   r.kernel_attrs.arange = a;
   r.has_kernel_attrs = true;
@@ -106,7 +108,9 @@ MetaResult meta_random(const MetaArgs& m) {
 
 }  // namespace detail
 
-Tensor empty(IntList sizes, Dtype dtype, Device device) { return Tensor(allocate_tensor(record(device), sizes, dtype)); }
+Tensor empty(IntList sizes, Dtype dtype, Device device) {
+  return Tensor(allocate_tensor(record(device), sizes, dtype));
+}
 
 Tensor full(IntList sizes, double value, Dtype dtype, Device device) {
   const MetaResult m = run_meta(XD_OP_FILL, "full", {}, FillAttrs{sizes, value, dtype, device});

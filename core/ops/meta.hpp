@@ -6,6 +6,7 @@
 #include <xd/error.hpp>
 #include <xd/tensor.hpp>
 
+#include "dtype/dtype_check.hpp"
 #include "tensor/shape.hpp"
 #include "tensor/tensor_impl.hpp"
 
@@ -27,6 +28,7 @@ inline std::string dtype_set_str(DtypeSet set) {
 }
 
 inline void check_dtype(const char* op, const char* arg, Dtype d, DtypeSet set) {
+  check_dtype_value(d, op);
   if (!set.contains(d))
     throw DtypeError(std::string(op) + ": argument '" + arg + "' has dtype " + dtype_name(d) + ", but " + op +
                      " takes " + dtype_set_str(set) + (set == kFloat ? " (convert with .to(xd::Dtype::f32))" : ""));

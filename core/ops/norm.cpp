@@ -12,6 +12,7 @@
 
 #include <cfloat>
 #include <cmath>
+#include <limits>
 
 namespace xd {
 
@@ -26,12 +27,12 @@ int check_normalized(const char* op, const TensorImpl& x, IntList normalized_sha
   const int k = static_cast<int>(normalized_shape.size());
   if (k == 0) throw ValueError(std::string(op) + ": normalized_shape must name at least one trailing dim");
   if (k > x.ndim)
-    throw ShapeError(std::string(op) + ": normalized_shape " + shape_str(normalized_shape.vec()) + " has more dims than input " +
-                     shape_str(x.sizes, x.ndim));
+    throw ShapeError(std::string(op) + ": normalized_shape " + shape_str(normalized_shape.vec()) +
+                     " has more dims than input " + shape_str(x.sizes, x.ndim));
   for (int i = 0; i < k; ++i) {
     if (x.sizes[x.ndim - k + i] != normalized_shape[static_cast<size_t>(i)])
-      throw ShapeError(std::string(op) + ": input " + shape_str(x.sizes, x.ndim) + " does not end in normalized_shape " +
-                       shape_str(normalized_shape.vec()));
+      throw ShapeError(std::string(op) + ": input " + shape_str(x.sizes, x.ndim) +
+                       " does not end in normalized_shape " + shape_str(normalized_shape.vec()));
   }
   for (int d = 0; d < x.ndim; ++d) rstd_shape[d] = d < x.ndim - k ? x.sizes[d] : 1;
   return k;
@@ -59,7 +60,8 @@ MetaResult meta_rms_norm(const MetaArgs& m) {
   const int k = check_normalized(op, ix, at.normalized_shape, rstd_shape);
   if (const Tensor* w = m.inputs[1]) check_weight(op, ix, w->impl(), at.normalized_shape);
   const double e = at.eps.value_or(ix.dtype == Dtype::f64 ? DBL_EPSILON : static_cast<double>(FLT_EPSILON));
-  if (!(e >= 0) || !std::isfinite(e)) throw ValueError("rms_norm: eps must be finite and >= 0, got " + std::to_string(e));
+  if (!(e >= 0) || !std::isfinite(e))
+    throw ValueError("rms_norm: eps must be finite and >= 0, got " + std::to_string(e));
   MetaResult r;
   r.device = &ix.device_record();
   r.key = ix.dtype;
@@ -100,10 +102,14 @@ MetaResult meta_rms_norm_backward(const MetaArgs& m) {
   MetaResult r;
   r.device = &ix.device_record();
   r.key = ix.dtype;
-  if (at.output_mask[0]) add_output(r, ix.sizes, ix.ndim, ix.dtype);
-  else add_absent_output(r);
-  if (at.output_mask[1] && iw != nullptr) add_output(r, iw->sizes, iw->ndim, iw->dtype);
-  else add_absent_output(r);
+  if (at.output_mask[0])
+    add_output(r, ix.sizes, ix.ndim, ix.dtype);
+  else
+    add_absent_output(r);
+  if (at.output_mask[1] && iw != nullptr)
+    add_output(r, iw->sizes, iw->ndim, iw->dtype);
+  else
+    add_absent_output(r);
   xd_attrs_rms_norm_backward& a = r.kernel_attrs.rms_norm_backward;
   a = xd_attrs_rms_norm_backward{};
   a.struct_size = sizeof a;
@@ -126,9 +132,15 @@ std::tuple<Tensor, Tensor> rms_norm(const Tensor& x, IntList normalized_shape, c
   const MetaResult m = run_meta(XD_OP_RMS_NORM, "rms_norm", {&x, w}, RmsNormAttrs{normalized_shape, eps});
   auto y = allocate_output(m, 0);
   auto rstd = allocate_output(m, 1);
-  if (y->numel > 0)
-    launch(XD_OP_RMS_NORM, m.key, *m.device, {arg(checked(x)), w ? arg(checked(*w)) : arg_absent()}, {arg(*y), arg(*rstd)},
-           m.kernel_attrs_ptr());
+  if (y->numel > 0) {
+    launch(XD_OP_RMS_NORM, m.key, *m.device, {arg(checked(x)), w ? arg(checked(*w)) : arg_absent()},
+           {arg(*y), arg(*rstd)}, m.kernel_attrs_ptr());
+  } else if (rstd->numel > 0) {
+    // Rows of no elements (x [3, 0] over [0]): the mean of nothing is NaN, so rstd is NaN, as the
+    // kernels give for such a row; no kernel runs on an empty x.
+    Tensor r(std::move(rstd));
+    return {Tensor(std::move(y)), full(r.sizes(), std::numeric_limits<double>::quiet_NaN(), r.dtype(), r.device())};
+  }
   return {Tensor(std::move(y)), Tensor(std::move(rstd))};
 }
 

@@ -7,6 +7,7 @@
 #include "dispatch/launch.hpp"
 #include "ops/meta.hpp"
 #include "ops/meta_functions.hpp"
+#include "ops/scalar_range.hpp"
 #include "ops/schema.hpp"
 
 #include <cmath>
@@ -21,9 +22,12 @@ namespace {
 
 DtypeSet binary_dtypes(xd_op op) {
   switch (op) {
-    case XD_OP_DIV: return kFloat;
-    case XD_OP_EQ: return kNumericBool;
-    default: return kNumeric;  // add, sub, mul, lt, gt, maximum, minimum
+    case XD_OP_DIV:
+      return kFloat;
+    case XD_OP_EQ:
+      return kNumericBool;
+    default:
+      return kNumeric;  // add, sub, mul, lt, gt, maximum, minimum
   }
 }
 
@@ -38,7 +42,11 @@ xd_attrs_scalar alpha_attr(const char* op, const Tensor& a, double alpha) {
     if (alpha != std::floor(alpha) || !std::isfinite(alpha))
       throw ValueError(std::string(op) + ": alpha " + std::to_string(alpha) + " must be an integer for " +
                        dtype_name(a.dtype()) + " tensors");
+    check_scalar_fits(op, "alpha", alpha, a.dtype());
     s.integer = static_cast<int64_t>(alpha);
+  } else if (a.defined() && a.dtype() != Dtype::f64) {
+    // f32, f16 and bf16 kernels compute in f32 (PyTorch's opmath type), so alpha must fit f32.
+    check_scalar_fits(op, "alpha", alpha, Dtype::f32);
   }
   return s;
 }
@@ -48,15 +56,16 @@ xd_attrs_scalar alpha_attr(const char* op, const Tensor& a, double alpha) {
 MetaResult meta_binary(const MetaArgs& m) {
   const char* name = m.name;
   MetaResult r;
-  if (m.op == XD_OP_ADD || m.op == XD_OP_SUB) {
-    r.kernel_attrs.scalar = alpha_attr(name, *m.inputs[0], attrs_of<AlphaAttrs>(m).alpha);
-    r.has_kernel_attrs = true;
-  }
   const TensorImpl& ia = checked_impl(*m.inputs[0], name, "self");
   const TensorImpl& ib = checked_impl(*m.inputs[1], name, "other");
   check_same_device(name, "self", ia, "other", ib);
   check_same_dtype(name, "self", ia, "other", ib);
   check_dtype(name, "self", ia.dtype, binary_dtypes(m.op));
+  // After the dtype checks: alpha is converted to the operands' dtype, which must be one add takes.
+  if (m.op == XD_OP_ADD || m.op == XD_OP_SUB) {
+    r.kernel_attrs.scalar = alpha_attr(name, *m.inputs[0], attrs_of<AlphaAttrs>(m).alpha);
+    r.has_kernel_attrs = true;
+  }
   const bool compare = m.op == XD_OP_EQ || m.op == XD_OP_LT || m.op == XD_OP_GT;
   r.device = &ia.device_record();
   r.key = ia.dtype;

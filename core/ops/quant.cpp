@@ -82,6 +82,7 @@ MetaResult meta_int_mm(const MetaArgs& m) {
 MetaResult meta_scaled_mm(const MetaArgs& m) {
   const char* op = "scaled_mm";
   const Dtype out_dtype = attrs_of<ScaledMmAttrs>(m).out_dtype;
+  check_dtype_value(out_dtype, op);
   const TensorImpl& ia = checked_impl(*m.inputs[0], op, "self");
   const TensorImpl& ib = checked_impl(*m.inputs[1], op, "mat2");
   const TensorImpl& isa = checked_impl(*m.inputs[2], op, "scale_a");
@@ -129,6 +130,7 @@ Tensor scaled_mm(const Tensor& a, const Tensor& b, const Tensor& scale_a, const 
 }
 
 double fp8_max(Dtype d) {
+  check_dtype_value(d, "fp8_max");
   if (d == Dtype::f8e4m3fn) return 448.0;
   if (d == Dtype::f8e5m2) return 57344.0;
   throw DtypeError(std::string("fp8_max: ") + dtype_name(d) + " is not an fp8 dtype (f8e4m3fn, f8e5m2)");
@@ -137,6 +139,7 @@ double fp8_max(Dtype d) {
 Tensor cast(const Tensor& x, Dtype dtype, CastMode mode) {
   const char* op = "cast";
   const TensorImpl& ix = checked_impl(x, op, "self");
+  check_dtype_value(dtype, op);
   if (mode == CastMode::standard) return x.to(dtype);
   if (!is_fp8(dtype))
     throw DtypeError(std::string(op) + ": CastMode::saturate targets an fp8 dtype (f8e4m3fn, f8e5m2), got " +

@@ -1,5 +1,6 @@
 #include "plugin/loader.hpp"
 
+#include "plugin/elf_check.hpp"
 #include "registry/device_spec.hpp"
 #include "util/env.hpp"
 
@@ -14,7 +15,6 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <set>
 
 #ifndef XD_BUILD_PLUGIN_DIR
@@ -92,20 +92,12 @@ OpenedPlugin open_plugin(const std::string& path) {
     out.row.reason = "no such file";
     return out;
   }
-  if (!fs::is_regular_file(path, fec)) {
+  // Before dlopen, which would hang on a FIFO and die of SIGBUS on a truncated file (a plugin
+  // half-copied into the folder): such a file is a report row, never a crash.
+  if (const std::string why = check_shared_library_file(path); !why.empty()) {
     out.row.status = LoadStatus::not_a_library;
-    out.row.reason = "not a regular file";
+    out.row.reason = "not a valid shared library: " + why;
     return out;
-  }
-  {
-    std::ifstream f(path, std::ios::binary);
-    char magic[4] = {};
-    f.read(magic, 4);
-    if (f.gcount() != 4 || std::memcmp(magic, "\x7f" "ELF", 4) != 0) {
-      out.row.status = LoadStatus::not_a_library;
-      out.row.reason = "not an ELF shared object (bad magic bytes)";
-      return out;
-    }
   }
 
   // Never freed: plugins are never unloaded. Kept reachable so leak checkers stay quiet.
@@ -126,7 +118,7 @@ OpenedPlugin open_plugin(const std::string& path) {
       out.row.reason = "needs " + dep + ", which was not found (" + msg + ")";
     } else {
       out.row.status = LoadStatus::not_a_library;
-      out.row.reason = msg;
+      out.row.reason = "not a valid shared library: " + msg;
     }
     return out;
   }

@@ -140,8 +140,26 @@ Registry::Registry() : table_(new DispatchTable()) {
 }
 
 void Registry::load_default_plugins() {
+  // XD_DEVICES names backends, and which exist is known only from the plugins' queries: every
+  // candidate is opened and queried first (no init yet), so that a term naming no backend (a typo
+  // such as '!opencll', which would match nothing) fails before any plugin initialises. The
+  // message is kept: a failed start is retried by the next call, which fails the same way
+  // without opening anything again.
+  static std::string names_error;
+  if (!names_error.empty()) throw ValueError(names_error);
   std::lock_guard lock(mutex_);
-  for (const Candidate& c : plugin_candidates(searched_)) (void)load_locked(c.path);
+  std::vector<OpenedPlugin> opened;
+  for (const Candidate& c : plugin_candidates(searched_)) opened.push_back(open_plugin(c.path));
+  std::vector<DeviceFilter::Known> known;
+  for (const OpenedPlugin& op : opened)
+    if (!op.row.name.empty()) known.push_back({op.row.name, op.row.family});
+  try {
+    device_filter().check_names(known);
+  } catch (const ValueError& e) {
+    names_error = e.what();
+    throw;
+  }
+  for (OpenedPlugin& op : opened) (void)init_opened(op);
 }
 
 LoadReportRow Registry::load(const std::string& path) {
@@ -186,7 +204,12 @@ LoadReportRow Registry::load_locked(const std::string& path) {
   // tried again below and gets a new row.)
   if (const LoadReportRow* loaded = loaded_row_of(path)) return *loaded;
   OpenedPlugin op = open_plugin(path);
+  return init_opened(op);
+}
+
+LoadReportRow Registry::init_opened(OpenedPlugin& op) {
   LoadReportRow& row = op.row;
+  const std::string& path = row.path;
   auto finish = [&]() -> LoadReportRow {
     log(row.status == LoadStatus::loaded ? LogLevel::info : LogLevel::debug,
         "plugin " + path + ": " + load_status_name(row.status) + (row.reason.empty() ? "" : ": " + row.reason));
@@ -262,7 +285,8 @@ LoadReportRow Registry::load_locked(const std::string& path) {
     p.struct_size = sizeof p;
     if (backend->api.device_properties(backend->api.ctx, d, &p) != XD_OK)
       return fail(LoadStatus::init_failed, "device_properties(" + std::to_string(d) + ") failed: " + take_plugin_error());
-    if (auto r = device_filter().rank(backend->name, d, kind_of(p.kind))) visible.push_back({*r, d, p});
+    if (auto r = device_filter().rank(backend->name, d, kind_of(p.kind), backend->family))
+      visible.push_back({*r, d, p});
   }
   if (visible.empty())
     return fail(LoadStatus::filtered, "all " + std::to_string(count) + " device(s) hidden by XD_DEVICES='" +

@@ -26,6 +26,7 @@ inline constexpr int kMaxDevicesPerBackend = 64;
 
 struct Backend;
 class DispatchTable;
+struct OpenedPlugin;  // plugin/loader.hpp
 
 struct StreamState {
   struct DeviceRecord* device = nullptr;
@@ -119,6 +120,7 @@ class Registry {
   [[noreturn]] void throw_bad_device(Device d) const;
   void load_default_plugins();
   LoadReportRow load_locked(const std::string& path);
+  LoadReportRow init_opened(OpenedPlugin& opened);  // mutex_ held; the steps after open_plugin
   const LoadReportRow* loaded_row_of(const std::string& path) const;  // mutex_ held
 
   std::array<std::unique_ptr<Backend>, kMaxBackends> backends_;

@@ -4,6 +4,8 @@
 #include "registry/registry.hpp"
 #include "runtime/current.hpp"
 
+#include <string>
+
 namespace xd {
 
 namespace detail {
@@ -23,10 +25,28 @@ Event::Event(Device device) : state_(std::make_shared<detail::EventState>()) {
   state_->device = &Registry::get().device(device);
 }
 
-Device Event::device() const { return state_->device->device; }
+// A moved-from Event has no state: a typed error instead of a crash.
+detail::EventState& Event::checked(const char* what) const {
+  if (!state_)
+    throw ValueError(std::string(what) + ": the xd::Event is null (moved from); construct one with xd::Event(device)");
+  return *state_;
+}
+
+namespace {
+// A null stream argument: the same error as the stream's own members give, naming this call.
+void require_stream(const Stream& stream, const char* what) {
+  if (!stream.defined())
+    throw ValueError(std::string(what) +
+                     ": the xd::Stream is null (default-constructed or moved from) and names no stream; get one "
+                     "from xd::Stream::create(device), xd::default_stream(device) or xd::current_stream()");
+}
+}  // namespace
+
+Device Event::device() const { return checked("Event::device").device->device; }
 
 void Event::record(const Stream& stream) {
-  auto& dev = *state_->device;
+  auto& dev = *checked("Event::record").device;
+  require_stream(stream, "Event::record");
   if (stream.state()->device != &dev)
     throw DeviceError("Event::record: the event belongs to " + dev.device.str() + " but the stream to " +
                       stream.device().str());
@@ -36,11 +56,13 @@ void Event::record(const Stream& stream) {
   state_->recorded = true;
 }
 
-void Event::record() { record(current_stream(device())); }
+void Event::record() { record(current_stream(checked("Event::record").device->device)); }
 
 void Event::block(const Stream& stream) const {
-  if (!state_->recorded) return;  // nothing to wait for
-  auto& dev = *state_->device;
+  const detail::EventState& st = checked("Event::block");
+  require_stream(stream, "Event::block");
+  if (!st.recorded) return;  // nothing to wait for
+  auto& dev = *st.device;
   if (stream.state()->device != &dev)
     throw DeviceError("Event::block: the event belongs to " + dev.device.str() + " but the stream to " +
                       stream.device().str() + "; streams wait only for events of their own device");
@@ -50,7 +72,7 @@ void Event::block(const Stream& stream) const {
 }
 
 bool Event::query() const {
-  if (!state_->recorded) return true;
+  if (!checked("Event::query").recorded) return true;
   auto& dev = *state_->device;
   const xd_status s = dev.backend->api.event_query(dev.backend->api.ctx, dev.plugin_device, state_->handle);
   if (s == XD_NOT_READY) return false;
@@ -59,14 +81,15 @@ bool Event::query() const {
 }
 
 void Event::synchronize() const {
-  if (!state_->recorded) return;
+  if (!checked("Event::synchronize").recorded) return;
   auto& dev = *state_->device;
   detail::check(*dev.backend, dev.backend->api.event_synchronize(dev.backend->api.ctx, dev.plugin_device, state_->handle),
                 "event_synchronize");
 }
 
 double Event::elapsed_ms(const Event& end) const {
-  auto& dev = *state_->device;
+  auto& dev = *checked("Event::elapsed_ms").device;
+  (void)end.checked("Event::elapsed_ms (the end event)");
   if (end.state_->device != &dev)
     throw DeviceError("Event::elapsed_ms: the events belong to different devices (" + dev.device.str() + ", " +
                       end.device().str() + ")");

@@ -1,3 +1,4 @@
+#include <xd/error.hpp>
 #include <xd/runtime.hpp>
 
 #include "registry/registry.hpp"
@@ -24,7 +25,13 @@ void Generator::set_offset(uint64_t offset) {
 uint64_t Generator::reserve(uint64_t blocks) {
   std::lock_guard lock(mutex_);
   const uint64_t first = offset_;
-  offset_ += blocks;
+  // Past 2^64 the offset would wrap to blocks already handed out: the same numbers again.
+  if (__builtin_add_overflow(offset_, blocks, &offset_)) {
+    offset_ = first;
+    throw ValueError("random: the generator's offset " + std::to_string(first) + " plus the " + std::to_string(blocks) +
+                     " Philox blocks requested passes 2^64, after which its numbers would repeat; call "
+                     "manual_seed() or set_offset() with a smaller offset");
+  }
   return first;
 }
 

@@ -5,6 +5,7 @@
 #include "runtime/current.hpp"
 
 #include <atomic>
+#include <string>
 #include <vector>
 
 namespace xd {
@@ -76,24 +77,43 @@ Stream Stream::create(Device device) {
   return Stream(s);
 }
 
-Device Stream::device() const { return state_->device->device; }
+namespace {
+// A null Stream has no state to reach the plugin through: a typed error instead of a crash.
+[[noreturn]] void throw_null_stream(const char* what) {
+  throw ValueError(std::string(what) +
+                   ": the xd::Stream is null (default-constructed or moved from) and names no stream; get one "
+                   "from xd::Stream::create(device), xd::default_stream(device) or xd::current_stream()");
+}
+const std::shared_ptr<StreamState>& checked(const std::shared_ptr<StreamState>& state, const char* what) {
+  if (!state) throw_null_stream(what);
+  return state;
+}
+void require_defined(const Stream& stream, const char* what) {
+  if (!stream.defined()) throw_null_stream(what);
+}
+}  // namespace
+
+const std::shared_ptr<StreamState>& Stream::state() const { return checked(state_, "xd::Stream"); }
+
+Device Stream::device() const { return checked(state_, "Stream::device")->device->device; }
 
 void Stream::synchronize() const {
-  auto& b = *state_->device->backend;
-  detail::check(b, b.api.stream_synchronize(b.api.ctx, state_->device->plugin_device, state_->handle),
-                "stream_synchronize");
+  const StreamState& st = *checked(state_, "Stream::synchronize");
+  auto& b = *st.device->backend;
+  detail::check(b, b.api.stream_synchronize(b.api.ctx, st.device->plugin_device, st.handle), "stream_synchronize");
 }
 
 bool Stream::query() const {
-  auto& b = *state_->device->backend;
-  const xd_status s = b.api.stream_query(b.api.ctx, state_->device->plugin_device, state_->handle);
+  const StreamState& st = *checked(state_, "Stream::query");
+  auto& b = *st.device->backend;
+  const xd_status s = b.api.stream_query(b.api.ctx, st.device->plugin_device, st.handle);
   if (s == XD_NOT_READY) return false;
   detail::check(b, s, "stream_query");
   return true;
 }
 
-void* Stream::handle() const { return state_->handle; }
-uint64_t Stream::id() const { return state_->id; }
+void* Stream::handle() const { return checked(state_, "Stream::handle")->handle; }
+uint64_t Stream::id() const { return checked(state_, "Stream::id")->id; }
 
 Stream default_stream(Device device) { return Stream(Registry::get().device(device).get_default_stream()); }
 
@@ -102,6 +122,7 @@ Stream current_stream(Device device) { return Stream(detail::current_stream_ptr(
 Stream current_stream() { return current_stream(current_device()); }
 
 void set_current_stream(const Stream& stream) {
+  require_defined(stream, "set_current_stream");
   detail::set_current_stream_ptr(*stream.state()->device, stream.state());
 }
 
@@ -140,8 +161,10 @@ void synchronize(Device device) {
 DeviceGuard::DeviceGuard(Device device) : previous_(current_device()) { set_current_device(device); }
 DeviceGuard::~DeviceGuard() { detail::state().device = previous_; }
 
+// A null stream throws before anything is read or changed.
 StreamGuard::StreamGuard(const Stream& stream)
-    : previous_device_(current_device()), previous_stream_(current_stream(stream.device())) {
+    : previous_device_((require_defined(stream, "StreamGuard"), current_device())),
+      previous_stream_(current_stream(stream.device())) {
   set_current_device(stream.device());
   set_current_stream(stream);
 }

@@ -7,6 +7,7 @@
 #include <xd/tensor.hpp>
 
 #include "dispatch/launch.hpp"
+#include "dtype/dtype_check.hpp"
 #include "ops/meta_functions.hpp"
 #include "ops/schema.hpp"
 #include "runtime/current.hpp"
@@ -14,6 +15,7 @@
 #include "tensor/tensor_impl.hpp"
 
 #include <cstring>
+#include <utility>
 #include <vector>
 
 namespace xd {
@@ -83,6 +85,55 @@ void transfer(const TensorImpl& src, TensorImpl& dst, bool non_blocking) {
   }
 }
 
+// How the memory of copy_'s source and destination meet, as PyTorch's get_overlap_status
+// classifies it: none; full (one memory, one layout: copying is a no-op); partial (both dense,
+// overlapping otherwise: PyTorch's error); or unknown (strided views whose byte ranges meet,
+// which may or may not share elements).
+enum class Overlap { none, full, partial, unknown };
+
+// Bytes [first, last) that `t`'s elements span in its segment (strides are never negative).
+std::pair<uint64_t, uint64_t> byte_span(const TensorImpl& t) {
+  uint64_t extent = 0;
+  for (int i = 0; i < t.ndim; ++i)
+    extent += static_cast<uint64_t>(t.sizes[i] - 1) * static_cast<uint64_t>(t.strides[i]);
+  const uint64_t first = t.byte_offset();
+  return {first, first + (extent + 1) * itemsize(t.dtype)};
+}
+
+// Every element at its own location, with no gaps: strides, sorted, are the running products.
+bool non_overlapping_and_dense(const TensorImpl& t) {
+  int order[kMaxDims];
+  int n = 0;
+  for (int i = 0; i < t.ndim; ++i) {
+    if (t.sizes[i] == 1) continue;
+    int j = n++;  // insertion by stride: at most kMaxDims dims
+    for (; j > 0 && t.strides[order[j - 1]] > t.strides[i]; --j) order[j] = order[j - 1];
+    order[j] = i;
+  }
+  int64_t expected = 1;
+  for (int i = 0; i < n; ++i) {
+    if (t.strides[order[i]] != expected) return false;
+    expected *= t.sizes[order[i]];
+  }
+  return true;
+}
+
+Overlap overlap(const TensorImpl& d, const TensorImpl& s) {
+  if (d.storage->handle != s.storage->handle || d.storage->device != s.storage->device || s.numel == 0)
+    return Overlap::none;
+  const auto [d0, d1] = byte_span(d);
+  const auto [s0, s1] = byte_span(s);
+  if (d1 <= s0 || s1 <= d0) return Overlap::none;
+  if (!non_overlapping_and_dense(d) || !non_overlapping_and_dense(s)) return Overlap::unknown;
+  if (d0 == s0 && d1 == s1 && d.dtype == s.dtype && d.ndim == s.ndim) {
+    bool same = true;
+    for (int i = 0; i < d.ndim; ++i)
+      same = same && d.sizes[i] == s.sizes[i] && (d.sizes[i] == 1 || d.strides[i] == s.strides[i]);
+    if (same) return Overlap::full;
+  }
+  return Overlap::partial;
+}
+
 }  // namespace
 }  // namespace detail
 
@@ -126,6 +177,26 @@ Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
   const TensorImpl& s = src.impl();
   if (d.numel == 0) return *this;
   if (s.storage->device == d.storage->device) {
+    switch (detail::overlap(d, s)) {
+      case detail::Overlap::none:
+        break;
+      case detail::Overlap::full:
+        return *this;  // every element onto itself
+      case detail::Overlap::partial:
+        throw LayoutError("copy_: the source " + detail::shape_str(s.sizes, s.ndim) + " with strides " +
+                          detail::shape_str(s.strides, s.ndim) + " and the destination " +
+                          detail::shape_str(d.sizes, d.ndim) + " with strides " + detail::shape_str(d.strides, d.ndim) +
+                          " partially overlap in memory (some elements of each refer to one location); "
+                          "copy from src.clone() instead");
+      case detail::Overlap::unknown: {
+        // Strided views whose ranges interleave: read everything before writing anything.
+        auto tmp = detail::allocate_tensor(d.device_record(), src.sizes(), s.dtype);
+        detail::launch(XD_OP_COPY, s.dtype, *m.device, {detail::arg(s)}, {detail::arg(*tmp)}, nullptr);
+        detail::launch(XD_OP_COPY, m.key, *m.device, {detail::arg_broadcast(*tmp, d.sizes, d.ndim)}, {detail::arg(d)},
+                       nullptr);
+        return *this;
+      }
+    }
     detail::launch(XD_OP_COPY, m.key, *m.device, {detail::arg_broadcast(s, d.sizes, d.ndim)}, {detail::arg(d)},
                    nullptr);
     return *this;
@@ -173,6 +244,7 @@ Tensor Tensor::to(Device device, bool non_blocking) const {
 }
 
 Tensor Tensor::to(Dtype dtype) const {
+  detail::check_dtype_value(dtype, "to");
   const auto& t = impl();
   if (dtype == t.dtype) return *this;
   Tensor out(detail::allocate_tensor(t.device_record(), sizes(), dtype));
@@ -181,6 +253,7 @@ Tensor Tensor::to(Dtype dtype) const {
 }
 
 Tensor from_host(const void* data, Dtype dtype, IntList sizes, Device device) {
+  detail::check_dtype_value(dtype, "from_host");
   auto t = detail::allocate_tensor(detail::Registry::get().device(device), sizes, dtype);
   if (t->numel > 0 && data == nullptr) throw ValueError("from_host: data is null for a non-empty tensor");
   detail::host_to_device(data, *t);
@@ -191,12 +264,13 @@ Tensor detail::tensor_from_values(const void* data, size_t count, Dtype dtype, I
   int64_t strides[kMaxDims];
   const int64_t n = detail::contiguous_strides(sizes.data(), static_cast<int>(sizes.size()), strides, "tensor");
   if (static_cast<int64_t>(count) != n)
-    throw ShapeError("tensor: " + std::to_string(count) + " values given for shape " +
-                     detail::shape_str(sizes.vec()) + " (" + std::to_string(n) + " elements)");
+    throw ShapeError("tensor: " + std::to_string(count) + " values given for shape " + detail::shape_str(sizes.vec()) +
+                     " (" + std::to_string(n) + " elements)");
   return from_host(data, dtype, sizes, device);
 }
 
 Tensor tensor(const std::vector<uint8_t>& values, IntList sizes, Dtype dtype, Device device) {
+  detail::check_dtype_value(dtype, "tensor");
   if (itemsize(dtype) != 1)
     throw DtypeError(std::string("tensor(bytes): dtype ") + dtype_name(dtype) +
                      " is not one byte wide; use tensor<T>() with the matching C++ type");

@@ -4,6 +4,7 @@
 #include <xd/tensor.hpp>
 
 #include "compiler/trace.hpp"
+#include "dtype/dtype_check.hpp"
 #include "runtime/current.hpp"
 #include "tensor/shape.hpp"
 #include "tensor/tensor_impl.hpp"
@@ -31,6 +32,7 @@ namespace {
   auto t = std::make_shared<TensorImpl>();
   const int ndim = static_cast<int>(sizes.size());
   check_rank(ndim);
+  check_dtype_value(dtype, "empty");
   // A plain loop: a few dims, where an inlined variable-length memcpy becomes `rep movs`, whose
   // start-up cost is a visible part of a small op.
   for (int i = 0; i < ndim; ++i) t->sizes[i] = sizes[static_cast<size_t>(i)];
@@ -73,7 +75,7 @@ std::shared_ptr<TensorImpl> allocate_pinned_tensor(DeviceRecord& host, DeviceRec
 }
 
 std::shared_ptr<TensorImpl> make_view(const std::shared_ptr<const TensorImpl>& base, int ndim, const int64_t* sizes,
-                                      const int64_t* strides, int64_t storage_offset, Dtype dtype) {
+                                      const int64_t* strides, int64_t storage_offset, Dtype dtype, const char* op) {
   auto t = std::make_shared<TensorImpl>();
   t->storage = base->storage;
   t->owner = base->owner ? base->owner : base;
@@ -81,18 +83,25 @@ std::shared_ptr<TensorImpl> make_view(const std::shared_ptr<const TensorImpl>& b
   t->dtype = dtype;
   t->storage_offset = storage_offset;
   int64_t n = 1;
+  bool overflow = false, empty = false;
   for (int i = 0; i < ndim; ++i) {
     t->sizes[i] = sizes[i];
     t->strides[i] = strides[i];
-    n *= sizes[i];
+    empty = empty || sizes[i] == 0;
+    overflow = overflow || __builtin_mul_overflow(n, sizes[i], &n);
   }
-  t->numel = n;
+  // expand() and friends can describe more elements than int64 counts with stride-0 dims; such a
+  // view would report a wrapped numel() and every kernel would index it wrongly.
+  if (overflow && !empty) [[unlikely]]
+    throw ValueError(std::string(op) + ": shape " + shape_str(sizes, ndim) + " has more elements than int64 can count");
+  t->numel = empty ? 0 : n;
   return t;
 }
 
 const TensorImpl& checked_impl(const Tensor& t, const char* op, const char* arg) {
   if (!t.defined())
-    throw ValueError(std::string(op) + ": argument '" + arg + "' is an undefined tensor (default-constructed xd::Tensor)");
+    throw ValueError(std::string(op) + ": argument '" + arg +
+                     "' is an undefined tensor (default-constructed xd::Tensor)");
   return t.impl();
 }
 
@@ -154,6 +163,7 @@ size_t Tensor::nbytes() const { return static_cast<size_t>(impl().numel) * items
 bool Tensor::is_contiguous() const { return impl().is_contiguous(); }
 
 void Tensor::copy_to_host(void* dst, Dtype as) const {
+  detail::check_dtype_value(as, "copy_to_host");
   const Tensor c = to(as).contiguous();
   detail::device_to_host(c.impl(), dst);
 }

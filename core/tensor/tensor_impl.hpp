@@ -70,12 +70,14 @@ std::shared_ptr<TensorImpl> allocate_tensor(DeviceRecord& dev, IntList sizes, Dt
 std::shared_ptr<TensorImpl> allocate_pinned_tensor(DeviceRecord& host, DeviceRecord& pinned_for, IntList sizes,
                                                    Dtype dtype);
 // A new view of `base`'s storage; the view keeps base's owner (base itself when it owns its
-// storage) alive.
+// storage) alive. ValueError (naming `op`) when the sizes' product overflows int64.
 std::shared_ptr<TensorImpl> make_view(const std::shared_ptr<const TensorImpl>& base, int ndim, const int64_t* sizes,
-                                      const int64_t* strides, int64_t storage_offset, Dtype dtype);
+                                      const int64_t* strides, int64_t storage_offset, Dtype dtype,
+                                      const char* op = "view");
 inline std::shared_ptr<TensorImpl> make_view(const std::shared_ptr<const TensorImpl>& base, int ndim,
-                                             const int64_t* sizes, const int64_t* strides, int64_t storage_offset) {
-  return make_view(base, ndim, sizes, strides, storage_offset, base->dtype);
+                                             const int64_t* sizes, const int64_t* strides, int64_t storage_offset,
+                                             const char* op = "view") {
+  return make_view(base, ndim, sizes, strides, storage_offset, base->dtype, op);
 }
 
 // Throws ValueError when `t` is undefined; `what` names the argument ("add: argument 'other'").

@@ -27,8 +27,10 @@ std::vector<int64_t> infer_sizes(IntList sizes, int64_t numel, const char* op) {
       infer = static_cast<int>(i);
     } else if (out[i] < 0) {
       throw ValueError(std::string(op) + ": invalid size " + std::to_string(out[i]) + " in " + shape_str(out));
-    } else {
-      prod *= out[i];
+    } else if (__builtin_mul_overflow(prod, out[i], &prod)) {
+      // A wrapped product could equal numel by accident; the size product must be exact.
+      throw ShapeError(std::string(op) + ": shape " + shape_str(out) + " has more elements than int64 can count; " +
+                       "the tensor has " + std::to_string(numel) + " elements");
     }
   }
   if (infer >= 0) {
@@ -41,7 +43,8 @@ std::vector<int64_t> infer_sizes(IntList sizes, int64_t numel, const char* op) {
                      std::to_string(numel) + " elements");
   }
   if (out.size() > static_cast<size_t>(kMaxDims))
-    throw LayoutError(std::string(op) + ": " + std::to_string(out.size()) + " dims; at most " + std::to_string(kMaxDims));
+    throw LayoutError(std::string(op) + ": " + std::to_string(out.size()) + " dims; at most " +
+                      std::to_string(kMaxDims));
   return out;
 }
 
@@ -128,7 +131,8 @@ Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const {
 
 Tensor Tensor::t() const {
   const auto& i = impl();
-  if (i.ndim > 2) throw ValueError("t(): expects a tensor with at most 2 dims, got " + std::to_string(i.ndim) + "; use transpose()");
+  if (i.ndim > 2)
+    throw ValueError("t(): expects a tensor with at most 2 dims, got " + std::to_string(i.ndim) + "; use transpose()");
   return i.ndim < 2 ? *this : transpose(0, 1);
 }
 
@@ -146,9 +150,12 @@ Tensor Tensor::slice(int64_t dim, int64_t start, int64_t end, int64_t step) cons
   int64_t sizes[kMaxDims], strides[kMaxDims];
   std::copy(t.sizes, t.sizes + t.ndim, sizes);
   std::copy(t.strides, t.strides + t.ndim, strides);
-  sizes[d] = (e - s + step - 1) / step;
-  strides[d] = t.strides[d] * step;
-  return Tensor(make_view(impl_, t.ndim, sizes, strides, t.storage_offset + s * t.strides[d]));
+  // ceil((e - s) / step) without forming e - s + step, which overflows for a step near INT64_MAX.
+  sizes[d] = e == s ? 0 : (e - s - 1) / step + 1;
+  // A dim of one element keeps its stride (its stride is never used to step); otherwise
+  // step < n, so stride * step stays inside the storage's span.
+  if (sizes[d] > 1) strides[d] = t.strides[d] * step;
+  return Tensor(make_view(impl_, t.ndim, sizes, strides, t.storage_offset + s * t.strides[d], "slice"));
 }
 
 Tensor Tensor::select(int64_t dim, int64_t index) const {
@@ -182,8 +189,7 @@ Tensor Tensor::expand(IntList sizes) const {
     const int ti = i - (n - t.ndim);
     const int64_t want = sizes[static_cast<size_t>(i)];
     if (ti < 0) {
-      if (want < 0)
-        throw ValueError("expand: -1 is not allowed for a new leading dim (dim " + std::to_string(i) + ")");
+      if (want < 0) throw ValueError("expand: -1 is not allowed for a new leading dim (dim " + std::to_string(i) + ")");
       out_sizes[i] = want;
       out_strides[i] = 0;
       continue;
@@ -200,7 +206,7 @@ Tensor Tensor::expand(IntList sizes) const {
                        " is not 1 and differs from " + std::to_string(want) + ")");
     }
   }
-  return Tensor(make_view(impl_, n, out_sizes, out_strides, t.storage_offset));
+  return Tensor(make_view(impl_, n, out_sizes, out_strides, t.storage_offset, "expand"));
 }
 
 Tensor Tensor::unsqueeze(int64_t dim) const {

@@ -22,8 +22,12 @@ namespace xd {
 Tensor empty(IntList sizes, Dtype dtype = Dtype::f32, Device device = default_device());
 Tensor zeros(IntList sizes, Dtype dtype = Dtype::f32, Device device = default_device());
 Tensor ones(IntList sizes, Dtype dtype = Dtype::f32, Device device = default_device());
+// `value` must fit `dtype`, as PyTorch's checked conversion demands (ValueError otherwise): an
+// integer dtype's range (fractions truncate; u8 also takes -255..-1, wrapping as PyTorch does for
+// a Python int), a floating dtype's largest finite value (+-Inf and NaN where the format has them).
 Tensor full(IntList sizes, double value, Dtype dtype = Dtype::f32, Device device = default_device());
-// [start, end) by step; integer dtypes count exactly. ValueError for step 0 or a wrong sign.
+// [start, end) by step; integer dtypes count exactly. ValueError for step 0 or a wrong sign, and
+// for an integer dtype when start, end (int64) or the last value (the dtype) does not fit.
 Tensor arange(double start, double end, double step = 1.0, Dtype dtype = Dtype::f32,
               Device device = default_device());
 Tensor arange(int64_t end, Dtype dtype = Dtype::i64, Device device = default_device());
@@ -38,6 +42,8 @@ Tensor tensor(const std::vector<T>& values, IntList sizes, Device device = defau
 Tensor from_host(const void* data, Dtype dtype, IntList sizes, Device device);
 
 // ------------------------------------------------------------------ pointwise
+// alpha must fit the operands' dtype (integers) or their compute type (f32 for f32/f16/bf16):
+// ValueError otherwise, as PyTorch.
 Tensor add(const Tensor& a, const Tensor& b, double alpha = 1.0);
 Tensor sub(const Tensor& a, const Tensor& b, double alpha = 1.0);
 Tensor mul(const Tensor& a, const Tensor& b);

@@ -22,10 +22,15 @@ struct EventState;
 }  // namespace detail
 
 // An in-order queue of work on one device. Copies share the same queue.
+// A default-constructed (or moved-from) Stream is null: it names no stream, and every member but
+// defined(), == and != throws ValueError, as does passing it to set_current_stream, StreamGuard,
+// Event::record, Event::block or Tensor::record_stream.
 class Stream {
  public:
+  Stream() = default;
   // A new stream on `device` (released when the last copy goes).
   static Stream create(Device device);
+  bool defined() const { return state_ != nullptr; }
   Device device() const;
   void synchronize() const;  // blocks until all work enqueued so far is done
   bool query() const;        // true when all work enqueued so far is done
@@ -35,7 +40,7 @@ class Stream {
   bool operator!=(const Stream& o) const { return state_ != o.state_; }
 
   explicit Stream(std::shared_ptr<detail::StreamState> s) : state_(std::move(s)) {}
-  const std::shared_ptr<detail::StreamState>& state() const { return state_; }
+  const std::shared_ptr<detail::StreamState>& state() const;  // ValueError when null
 
  private:
   std::shared_ptr<detail::StreamState> state_;
@@ -49,7 +54,8 @@ Device current_device();
 void set_current_device(Device device);
 void synchronize(Device device);  // every stream of the device the core created
 
-// A marker in a stream. Created lazily on first record.
+// A marker in a stream. Created lazily on first record. A moved-from Event is null: every member
+// throws ValueError.
 class Event {
  public:
   explicit Event(Device device);
@@ -64,6 +70,7 @@ class Event {
   Device device() const;
 
  private:
+  detail::EventState& checked(const char* what) const;
   std::shared_ptr<detail::EventState> state_;
 };
 
@@ -139,6 +146,8 @@ class Generator {
   void manual_seed(uint64_t seed);  // also resets the offset to 0
   void set_offset(uint64_t offset);
   // Returns the first block of a fresh range of `blocks` blocks (and advances the offset).
+  // ValueError, leaving the offset as it was, when the range would pass 2^64 (where the offset
+  // would wrap and the numbers repeat).
   uint64_t reserve(uint64_t blocks);
 
  private:

@@ -9,6 +9,8 @@
 // Thread safety: distinct Tensor objects may be used from different threads, also when they share
 // storage; writing the same elements from two threads at once is a data race, as in C++.
 // Errors: every function throws an xd::Error subclass (error.hpp) and never crashes on bad input.
+// A Dtype value outside the enum (static_cast<Dtype>(42)) is a DtypeError wherever a dtype is
+// taken; a view whose sizes multiply past int64 (expand, view, reshape) a ValueError / ShapeError.
 #pragma once
 
 #include <xd/device.hpp>
@@ -110,6 +112,10 @@ class Tensor {
   // src broadcast to this shape, any dtype/device; `non_blocking` as for to(Device, bool). Only
   // a copy of whole contiguous tensors of one dtype is asynchronous; one that needs a cast or a
   // scatter on the host side goes through ordinary memory and blocks.
+  // Overlap, as PyTorch: copying a tensor onto itself (same memory, same layout) does nothing;
+  // source and destination that are both dense and otherwise overlap (x[1:].copy_(x[:-1]),
+  // y.copy_(y.t())) are a LayoutError; strided views whose memory interleaves are copied
+  // through a temporary, so every element reads its value from before the copy.
   Tensor& copy_(const Tensor& src, bool non_blocking = false);
 
   // Pinned (page-locked) host memory, like torch.Tensor.pin_memory(). Returns a CPU tensor (same

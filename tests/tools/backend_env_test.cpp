@@ -129,4 +129,30 @@ TEST(BackendEnv, AnExplicitBackendOptionWinsOverXdBackend) {
   EXPECT_EQ(j["devices"][0]["device"], "cpu:0");
 }
 
+// XD_DEVICES naming a backend no plugin declares would match nothing, so a misspelt name hid
+// nothing and said nothing; it is an error at start-up, as a malformed XD_DEVICES is.
+TEST(BackendEnv, XdDevicesNamingAnUnknownBackendFailsNamingItAndTheKnownOnes) {
+  const Result r = run("'XD_DEVICES=!opencll'", XD_INFO_BIN, "");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("xd-info: error: XD_DEVICES='!opencll': term '!opencll' names the backend 'opencll', "
+                          "which no plugin found declares; known backends: cpu"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("check the spelling, or put its plugin on XD_PLUGIN_PATH"), std::string::npos) << r.output;
+}
+
+TEST(BackendEnv, XdDevicesMayNameABackendWhosePluginDidNotLoad) {
+  // The stub says its driver is missing: its name is known all the same, so hiding it is valid.
+  const Result r = run("XD_PLUGIN_PATH=" XD_STUB_DIR "/libxd_plugin_stub_unavailable.so 'XD_DEVICES=!nodriver'",
+                       XD_INFO_BIN, "");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("nodriver"), std::string::npos) << r.output;
+}
+
+TEST(BackendEnv, XdDevicesNamesAPluginOnThePluginPath) {
+  const Result r = run("XD_PLUGIN_PATH=" XD_STUB_DIR "/libxd_plugin_stub_good.so 'XD_DEVICES=!stubdev'", XD_INFO_BIN, "");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("all 1 device(s) hidden by XD_DEVICES='!stubdev'"), std::string::npos) << r.output;
+}
+
 }  // namespace

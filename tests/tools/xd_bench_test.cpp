@@ -118,7 +118,7 @@ TEST(XdBench, UsageErrorsExitTwoSayingWhatWasWrong) {
       {"--size 4x", "ends with 'x'"},
       {"--size 4y4", "expected dims like 4096x4096"},
       {"--backend nosuch", "available backends: cpu"},
-      {"--reps 0", "--reps must be at least 1"},
+      {"--reps 0", "--reps '0' is out of range: expected a whole number from 1 to 1000000"},
       {"--frobnicate", "unrecognised option"},
       {"--op llama_mlp --size 4x16", "llama_mlp: --size '4x16': llama_mlp takes TxHxI"},
       {"--op add --compile-time", "--compile-time needs a fused workload"},

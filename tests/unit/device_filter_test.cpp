@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 namespace {
 
 using xd::DeviceKind;
@@ -49,6 +52,78 @@ TEST(DeviceFilter, MalformedTermsAreValueErrorsNamingTheTerm) {
     } catch (const xd::ValueError& e) {
       EXPECT_NE(std::string(e.what()).find("XD_DEVICES"), std::string::npos) << e.what();
     }
+  }
+}
+
+// The backends the plugins of a machine with the CPU and both XPU plugins declare.
+const std::vector<DeviceFilter::Known> kKnown = {{"cpu", ""}, {"opencl", "xpu"}, {"levelzero", "xpu"}};
+
+TEST(DeviceFilter, UnknownBackendIsAValueErrorNamingItAndTheKnownBackends) {
+  try {
+    DeviceFilter("!opencll").check_names(kKnown);
+    FAIL() << "accepted a term naming no backend";
+  } catch (const xd::ValueError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "XD_DEVICES='!opencll': term '!opencll' names the backend 'opencll', which no plugin found declares; "
+              "known backends: cpu, levelzero, opencl; families: xpu. A backend is known when a plugin in "
+              "XD_PLUGIN_PATH, the installed plugin folder or the build tree declares it, whether it then loaded or "
+              "not; check the spelling, or put its plugin on XD_PLUGIN_PATH");
+  }
+}
+
+TEST(DeviceFilter, UnknownBackendInAPlainTermAfterKnownOnesIsAValueErrorNamingThatTerm) {
+  try {
+    DeviceFilter("cpu;opencl:gpu;levelzro:0").check_names(kKnown);
+    FAIL() << "accepted a term naming no backend";
+  } catch (const xd::ValueError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("XD_DEVICES='cpu;opencl:gpu;levelzro:0': term 'levelzro:0' names the "
+                                          "backend 'levelzro', which no plugin found declares; known backends: cpu, "
+                                          "levelzero, opencl; families: xpu.",
+                                          0),
+              0u)
+        << e.what();
+  }
+}
+
+TEST(DeviceFilter, WithNoPluginFoundTheKnownBackendsAreNone) {
+  try {
+    DeviceFilter("cpu").check_names({});
+    FAIL() << "accepted a term naming no backend";
+  } catch (const xd::ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("which no plugin found declares; known backends: none. A backend"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(DeviceFilter, KnownBackendsFamiliesAndTheWildcardPassTheNameCheck) {
+  EXPECT_NO_THROW(DeviceFilter("").check_names({}));
+  EXPECT_NO_THROW(DeviceFilter("!*:cpu").check_names({}));
+  EXPECT_NO_THROW(DeviceFilter("opencl:1;!levelzero;cpu:0;!xpu:cpu;xpu").check_names(kKnown));
+}
+
+TEST(DeviceFilter, FamilyTermMatchesEveryBackendOfTheFamily) {
+  DeviceFilter hide("!xpu:gpu");
+  EXPECT_FALSE(hide.rank("opencl", 0, DeviceKind::gpu, "xpu"));
+  EXPECT_FALSE(hide.rank("levelzero", 0, DeviceKind::gpu, "xpu"));
+  EXPECT_TRUE(hide.rank("opencl", 1, DeviceKind::cpu, "xpu"));
+  EXPECT_TRUE(hide.rank("cpu", 0, DeviceKind::cpu));
+  DeviceFilter only("xpu:gpu");  // a plain term: only GPUs of the family's backends, others untouched
+  EXPECT_TRUE(only.rank("opencl", 0, DeviceKind::gpu, "xpu"));
+  EXPECT_FALSE(only.rank("opencl", 1, DeviceKind::cpu, "xpu"));
+  EXPECT_TRUE(only.rank("cpu", 0, DeviceKind::cpu));
+  EXPECT_TRUE(only.rank("other", 0, DeviceKind::gpu, "otherfamily"));
+}
+
+TEST(DeviceFilter, FamilyWithADeviceNumberIsAValueErrorNamingItsBackends) {
+  try {
+    DeviceFilter("!xpu:1").check_names(kKnown);
+    FAIL() << "accepted a device number on a family";
+  } catch (const xd::ValueError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "XD_DEVICES='!xpu:1': term '!xpu:1' gives a device number to 'xpu', a family of backends (levelzero, "
+              "opencl) that each count their own devices; name one of its backends (e.g. '!levelzero:1') or give a "
+              "kind ('!xpu:gpu')");
   }
 }
 

@@ -2,6 +2,8 @@
 
 #include "startup.hpp"
 
+#include "common/json_file.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -23,10 +25,15 @@ double ms_of(const std::function<void()>& fn, Device device) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// The child's report, read like any input: a regular file, bounded in size and depth
+// (common/json_file.hpp); a missing or malformed one is an error naming it.
 nlohmann::json read_json(const std::string& path) {
-  std::ifstream f(path);
-  if (!f) throw Error("xd-bench: the compile-time child wrote no " + path);
-  return nlohmann::json::parse(f);
+  if (!std::filesystem::exists(path)) throw Error("xd-bench: the compile-time child wrote no " + path);
+  try {
+    return cli::read_json_file(path);
+  } catch (const std::runtime_error& e) {
+    throw Error(std::string("xd-bench: the compile-time child's report: ") + e.what());
+  }
 }
 
 }  // namespace

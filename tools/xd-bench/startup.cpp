@@ -1,5 +1,7 @@
 #include "startup.hpp"
 
+#include "common/json_file.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -58,10 +60,15 @@ void run_child(const std::vector<std::string>& args, const std::string& cache_di
 
 namespace {
 
+// The child's report, read like any input: a regular file, bounded in size and depth
+// (common/json_file.hpp); a missing or malformed one is an error naming it.
 nlohmann::json read_json(const std::string& path) {
-  std::ifstream f(path);
-  if (!f) throw Error("xd-bench: the startup child wrote no " + path);
-  return nlohmann::json::parse(f);
+  if (!std::filesystem::exists(path)) throw Error("xd-bench: the startup child wrote no " + path);
+  try {
+    return cli::read_json_file(path);
+  } catch (const std::runtime_error& e) {
+    throw Error(std::string("xd-bench: the startup child's report: ") + e.what());
+  }
 }
 
 }  // namespace

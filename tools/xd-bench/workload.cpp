@@ -81,6 +81,12 @@ std::vector<int64_t> parse_size(const std::string& text, Kind kind) {
     }
   }
   if (dims.empty()) throw ValueError("--size is empty");
+  // The element count (and for matmuls the flop count) is the product: one that overflows int64 is
+  // no measurement, and would wrap into a small or negative size further on.
+  int64_t product = 1;
+  for (const int64_t d : dims)
+    if (__builtin_mul_overflow(product, d, &product))
+      throw ValueError("--size '" + text + "': the sizes' product overflows 64 bits");
   if (kind == Kind::matmul || kind == Kind::sparse) {
     if (dims.size() == 1) dims = {dims[0], dims[0], dims[0]};
     if (dims.size() != 3) throw ValueError("--size '" + text + "': matmul takes MxNxK (or one number for a cube)");

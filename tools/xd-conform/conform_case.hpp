@@ -35,6 +35,9 @@ enum class Values {
   magnitude,  // |x| uniform in [lo, hi) with lo > 0, random sign (denominators)
   derived,    // computed from the reference inputs before it by the op's family
               // (OpFamily::derived_input; rms_norm_backward: the reference rstd of its `input`)
+  extreme,    // uniform, and one extreme element per row (last dim) without NaN: +Inf in rows 0, 3, ..,
+              // -Inf in rows 1, 4, .., +-0.9 x the dtype's largest in rows 2, 5, ..; isolates what
+              // special's NaNs would hide (a kernel's reassociation overflowing, Inf - Inf)
   sparse,     // uniform, most elements zero: the dense form of a CSR operand (`density`, `empty_rows`);
               // the zero pattern repeats in every batch, so batched CSR has equal nnz per batch
 };

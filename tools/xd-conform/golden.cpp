@@ -5,6 +5,8 @@
 #include <xd/ops.hpp>
 #include <xd/sparse.hpp>
 
+#include "common/json_file.hpp"
+#include "common/regular_file.hpp"
 #include "comparison.hpp"
 #include "compiled/compiled_runner.hpp"
 #include "npy.hpp"
@@ -14,8 +16,9 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
-#include <fstream>
+#include <cstdint>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -26,82 +29,170 @@ namespace {
 
 using nlohmann::json;
 
+// A manifest lists cases and file names; the 88-case sample is 60 KB. 64 MiB is far beyond any
+// real one and keeps a huge or endless file from exhausting memory.
+constexpr uint64_t kMaxManifestBytes = cli::kMaxJsonBytes;
+
+// Every problem in the manifest is reported as "<manifest>: cases[2] (id 'x'): inputs[0]: 'shape'
+// must be ...": the file, the place in it, the field and what is wrong.
+[[noreturn]] void bad_field(const std::string& where, const std::string& field, const std::string& why) {
+  throw std::runtime_error(where + ": '" + field + "' " + why);
+}
+
+const json& need(const json& obj, const std::string& where, const std::string& key) {
+  if (!obj.contains(key)) throw std::runtime_error(where + ": '" + key + "' is missing");
+  return obj[key];
+}
+
+std::string need_string(const json& obj, const std::string& where, const std::string& key) {
+  const json& v = need(obj, where, key);
+  if (!v.is_string()) bad_field(where, key, "must be a string, got " + json_value_text(v));
+  return v.get<std::string>();
+}
+
+// An array of objects (cases, inputs, outputs).
+const json& need_objects(const json& obj, const std::string& where, const std::string& key) {
+  const json& v = need(obj, where, key);
+  if (!v.is_array()) bad_field(where, key, "must be a list of objects, got " + json_value_text(v));
+  for (size_t i = 0; i < v.size(); ++i)
+    if (!v[i].is_object())
+      bad_field(where, key + "[" + std::to_string(i) + "]", "must be an object, got " + json_value_text(v[i]));
+  return v;
+}
+
+// A shape: JSON integers only, none negative ("shape": [3.5] is an error, not 3).
+std::vector<int64_t> need_shape(const json& obj, const std::string& where, const std::string& key) {
+  const json& v = need(obj, where, key);
+  bool ok = v.is_array();
+  for (size_t i = 0; ok && i < v.size(); ++i)
+    ok = v[i].is_number_unsigned() || (v[i].is_number_integer() && v[i].get<int64_t>() >= 0);
+  if (!ok) bad_field(where, key, "must be a list of non-negative integers, got " + json_value_text(v));
+  std::vector<int64_t> shape;
+  for (const json& d : v) {
+    if (d.is_number_unsigned() && d.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))
+      bad_field(where, key, "has a size larger than 2^63 - 1: " + d.dump());
+    shape.push_back(d.get<int64_t>());
+  }
+  return shape;
+}
+
+// rtol / atol: absent means 0; otherwise a non-negative number.
+double tolerance_field(const json& c, const std::string& where, const std::string& key) {
+  if (!c.contains(key)) return 0.0;
+  const json& v = c[key];
+  if (!v.is_number() || v.get<double>() < 0)
+    bad_field(where, key, "must be a non-negative number, got " + json_value_text(v));
+  return v.get<double>();
+}
+
 // The manifest's attributes, each read by the op's family; one it does not read makes the case
 // unsupported. Without a family (the op is unknown here) nothing is read: the case cannot run.
-Attrs parse_attrs(const OpFamily* family, const std::string& op, const json& a, std::string& unsupported) {
+// A value the family cannot read (3.5 for a dim) is an error naming the attribute.
+Attrs parse_attrs(const OpFamily* family, const std::string& op, const json& a, const std::string& where,
+                  std::string& unsupported) {
   Attrs at;
   if (family == nullptr) return at;
-  for (const auto& [k, v] : a.items())
-    if (!family->read_golden_attr(op, k, v, at, unsupported) && unsupported.empty())
-      unsupported = "attribute '" + k + "'";
+  for (const auto& [k, v] : a.items()) {
+    bool read = false;
+    try {
+      read = family->read_golden_attr(op, k, v, at, unsupported);
+    } catch (const std::exception& e) {
+      bad_field(where, "attrs." + k, std::string("cannot be read: ") + e.what());
+    }
+    if (!read && unsupported.empty()) unsupported = "attribute '" + k + "'";
+  }
   return at;
 }
 
-GoldenTensor load_tensor(const std::string& dir, const json& j, const std::string& case_id, std::string& unsupported) {
+GoldenTensor load_tensor(const std::string& dir, const json& j, const std::string& where, std::string& unsupported) {
   GoldenTensor t;
-  t.name = j.at("name").get<std::string>();
-  if (j.contains("layout") && j["layout"].get<std::string>() == "sparse_csr") {
-    for (const char* part : {"crow_indices", "col_indices", "values"})
-      t.csr.push_back(load_tensor(dir, j.at(part), case_id, unsupported));
-    t.shape = j.at("size").get<std::vector<int64_t>>();
+  t.name = need_string(j, where, "name");
+  const std::string layout = j.contains("layout") ? need_string(j, where, "layout") : "strided";
+  if (layout == "sparse_csr") {
+    for (const char* part : {"crow_indices", "col_indices", "values"}) {
+      const json& pj = need(j, where, part);
+      if (!pj.is_object()) bad_field(where, part, "must be an object, got " + json_value_text(pj));
+      t.csr.push_back(load_tensor(dir, pj, where + ": " + part, unsupported));
+    }
+    t.shape = need_shape(j, where, "size");
     t.dtype = t.csr[2].dtype;
     return t;
   }
-  if (j.contains("layout") && j["layout"].get<std::string>() != "strided") {
-    if (unsupported.empty()) unsupported = "input '" + t.name + "' has layout " + j["layout"].get<std::string>();
+  if (layout != "strided") {
+    if (unsupported.empty()) unsupported = "input '" + t.name + "' has layout " + layout;
     return t;
   }
-  const std::string dt = j.at("dtype").get<std::string>();
+  const std::string dt = need_string(j, where, "dtype");
+  t.shape = need_shape(j, where, "shape");
+  const std::string file = dir + "/" + need_string(j, where, "file");
   const auto d = dtype_or_none(dt);
   if (!d) {
     if (unsupported.empty()) unsupported = "dtype " + dt;
     return t;
   }
   t.dtype = *d;
-  t.shape = j.at("shape").get<std::vector<int64_t>>();
-  const NpyArray a = read_npy(dir + "/" + j.at("file").get<std::string>());
+  NpyArray a;
+  try {
+    a = read_npy(file);
+  } catch (const std::exception& e) {
+    throw std::runtime_error(where + ": " + e.what());
+  }
   if (a.shape != t.shape)
-    throw std::runtime_error(case_id + ": " + t.name + ": .npy shape differs from the manifest's");
+    throw std::runtime_error(where + ": " + file + ": .npy shape " + index_text(a.shape) +
+                             " differs from the manifest's 'shape' " + index_text(t.shape));
   if (a.itemsize() != itemsize(t.dtype))
-    throw std::runtime_error(case_id + ": " + t.name + ": .npy dtype " + a.descr + " cannot hold " + dt);
-  t.bytes = a.data;
+    throw std::runtime_error(where + ": " + file + ": .npy dtype " + a.descr + " cannot hold the manifest's 'dtype' " +
+                             dt);
+  t.bytes = std::move(a.data);
   return t;
 }
 
 }  // namespace
 
 std::vector<GoldenCase> load_golden(const std::string& dir) {
-  std::ifstream f(dir + "/manifest.json");
-  if (!f) throw std::runtime_error(dir + "/manifest.json: cannot open (is this a golden case folder?)");
+  const std::string path = dir + "/manifest.json";
   json m;
   try {
-    m = json::parse(f);
-  } catch (const std::exception& e) {
-    throw std::runtime_error(dir + "/manifest.json: " + e.what());
+    m = cli::read_json_file(path, kMaxManifestBytes);
+  } catch (const cli::FileError& e) {
+    if (e.error == ENOENT) throw std::runtime_error(path + ": cannot open (is this a golden case folder?)");
+    throw;
   }
-  if (m.value("format", "") != "xd-golden/1")
-    throw std::runtime_error(dir + "/manifest.json: format is '" + m.value("format", "") + "', expected 'xd-golden/1'");
+  if (!m.is_object()) throw std::runtime_error(path + ": must be a JSON object, got " + json_value_text(m));
+  const std::string format = m.contains("format") ? need_string(m, path, "format") : "";
+  if (format != "xd-golden/1")
+    throw std::runtime_error(path + ": format is '" + format + "', expected 'xd-golden/1'");
   std::set<std::string> known;
   for (const OpSchema& s : op_schemas()) known.insert(s.name);
   std::vector<GoldenCase> out;
-  for (const json& c : m.at("cases")) {
+  const json& cases = need_objects(m, path, "cases");
+  for (size_t ci = 0; ci < cases.size(); ++ci) {
+    const json& c = cases[ci];
+    std::string where = path + ": cases[" + std::to_string(ci) + "]";
     GoldenCase g;
-    g.id = c.at("id").get<std::string>();
-    g.op = c.at("op").get<std::string>();
-    g.dtype_text = c.at("dtype").get<std::string>();
-    g.tolerance = {c.value("rtol", 0.0), c.value("atol", 0.0)};
+    g.id = need_string(c, where, "id");
+    where += " (id '" + g.id + "')";
+    g.op = need_string(c, where, "op");
+    g.dtype_text = need_string(c, where, "dtype");
+    g.tolerance = {tolerance_field(c, where, "rtol"), tolerance_field(c, where, "atol")};
+    const json attrs = c.contains("attrs") ? c["attrs"] : json::object();
+    if (!attrs.is_object()) bad_field(where, "attrs", "must be an object, got " + json_value_text(attrs));
     if (c.contains("graph")) {
-      g.graph = c["graph"].get<std::string>();
+      g.graph = need_string(c, where, "graph");
       if (find_named_graph(g.graph) == nullptr) g.unsupported = "graph " + g.graph + " is not one xd-conform knows";
-      if (!c.value("attrs", json::object()).empty()) g.unsupported = "a graph case takes no attributes";
+      if (!attrs.empty()) g.unsupported = "a graph case takes no attributes";
     } else {
       if (!known.count(g.op)) g.unsupported = "op " + g.op + " does not exist in xdispatch yet";
       g.family = find_op_family(g.op);
-      g.attrs = parse_attrs(g.family, g.op, c.value("attrs", json::object()), g.unsupported);
+      g.attrs = parse_attrs(g.family, g.op, attrs, where, g.unsupported);
     }
     if (!dtype_or_none(g.dtype_text)) g.unsupported = "dtype " + g.dtype_text;
-    for (const json& t : c.at("inputs")) g.inputs.push_back(load_tensor(dir, t, g.id, g.unsupported));
-    for (const json& t : c.at("outputs")) g.outputs.push_back(load_tensor(dir, t, g.id, g.unsupported));
+    for (const char* list : {"inputs", "outputs"}) {
+      const json& ts = need_objects(c, where, list);
+      for (size_t i = 0; i < ts.size(); ++i)
+        (list[0] == 'i' ? g.inputs : g.outputs)
+            .push_back(load_tensor(dir, ts[i], where + ": " + list + "[" + std::to_string(i) + "]", g.unsupported));
+    }
     out.push_back(std::move(g));
   }
   return out;

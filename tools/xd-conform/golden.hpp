@@ -38,7 +38,10 @@ struct GoldenCase {
   std::string unsupported;  // why the case cannot run here (empty: it can)
 };
 
-// Throws std::runtime_error for a missing or malformed manifest or data file.
+// Throws std::runtime_error for a missing or malformed manifest or data file, naming the file,
+// the place in the manifest, the field and the problem. Only regular files are read (a FIFO does
+// not block), the manifest is at most 64 MiB and 64 levels deep, fields are never converted
+// ("shape": [3.5] is an error, not 3); docs/conformance.md, "Golden files that are rejected".
 std::vector<GoldenCase> load_golden(const std::string& dir);
 
 // Whether the --op / --dtype filters (empty: all) select the case.

@@ -3,14 +3,16 @@
 // backends compute what another library computed. See docs/conformance.md.
 //
 // Exit status: 0 when nothing failed, 1 when a case failed or a registered kernel was reached
-// by no case, 2 on a usage error, found before any case runs (bad option, unknown or unavailable
-// backend, unknown dtype or op, a filter selecting no case, a --golden folder without a valid
-// manifest, a --json or --junit file that cannot be written).
+// by no case, 2 on a usage error, found before any case runs (bad option or value, an empty path
+// or id, a stray positional argument, unknown or unavailable backend, unknown dtype or op, a
+// filter selecting no case, a --golden folder without a valid manifest or with a bad data file,
+// a --json or --junit file that cannot be written).
 #include <xd/schema.hpp>
 #include <xd/xd.hpp>
 
 #include "case_generator.hpp"
 #include "common/cli.hpp"
+#include "common/options.hpp"
 #include "common/startup.hpp"
 #include "compiled/compiled_runner.hpp"
 #include "golden.hpp"
@@ -121,15 +123,20 @@ Case find_case(const std::string& id) {
     throw UsageError("'" + id + "' is not a case id (op/dtype/backend[/kernel]/variant/s<seed>)");
   uint64_t seed;
   try {
-    seed = std::stoull(parts.back().substr(1));
-  } catch (const std::exception&) {
-    throw UsageError("'" + id + "': the last part must be s<seed>");
+    seed = xd::cli::parse_count("seed", parts.back().substr(1), 0, UINT64_MAX);
+  } catch (const UsageError&) {
+    throw UsageError("'" + id + "': the last part must be s<seed>, the seed a whole number from 0 to " +
+                     std::to_string(UINT64_MAX));
   }
   check_backend(parts[2]);
   GeneratorOptions g;
   g.backends = {parts[2]};
   g.ops = {parts[0]};
-  g.dtypes = {xd::parse_dtype(parts[1])};
+  try {
+    g.dtypes = {xd::parse_dtype(parts[1])};
+  } catch (const std::exception& e) {
+    throw UsageError("'" + id + "': " + e.what());
+  }
   g.seed = seed;
   for (bool quick : {false, true}) {
     g.quick = quick;
@@ -274,14 +281,13 @@ std::vector<Record> run_compiled(const GraphOptions& g, bool list, bool verbose,
 int run(int argc, char** argv) {
   po::options_description opts("xd-conform: every backend against the CPU reference (and golden data)");
   std::vector<std::string> backends, ops, dtype_names;
-  std::string json_path, junit_path, golden_dir, replay_id, dump_dir;
-  uint64_t seed = 1234;
+  std::string json_path, junit_path, golden_dir, replay_id, dump_dir, seed_text = "1234";
   opts.add_options()("help,h", "show this help")("backend,b", po::value(&backends)->composing(),
                                                  "backend under test (repeatable; default: the one XD_BACKEND selects, "
                                                  "else every available backend but cpu, or cpu alone)")(
       "op", po::value(&ops)->composing(), "only this op (repeatable)")("dtype", po::value(&dtype_names)->composing(),
                                                                        "only this dtype (repeatable)")(
-      "quick", "the small shape set (CI)")("seed", po::value(&seed),
+      "quick", "the small shape set (CI)")("seed", po::value(&seed_text),
                                            "seed of every input (default 1234); part of each case id")(
       "json", po::value(&json_path), "write every case as JSON to FILE")("junit", po::value(&junit_path),
                                                                          "write JUnit XML to FILE")(
@@ -294,8 +300,10 @@ int run(int argc, char** argv) {
       "verbose,v", "print every case, not only failures");
   po::variables_map vm;
   try {
-    po::store(po::parse_command_line(argc, argv, opts), vm);
+    const po::parsed_options parsed = po::command_line_parser(argc, argv).options(opts).run();
+    po::store(parsed, vm);
     po::notify(vm);
+    xd::cli::reject_positional(parsed);
   } catch (const po::error& e) {
     std::cerr << "xd-conform: " << e.what() << "\n" << opts;
     return 2;
@@ -304,6 +312,16 @@ int run(int argc, char** argv) {
     std::cout << opts;
     return 0;
   }
+  // Every value checked before anything runs: an empty path or id would otherwise read as "not
+  // given" and run the whole suite instead, and "--seed -1" would wrap to 2^64 - 1.
+  xd::cli::require_nonempty(vm, "--golden", "folder");
+  xd::cli::require_nonempty(vm, "--replay", "case id");
+  xd::cli::require_nonempty(vm, "--dump", "folder");
+  xd::cli::require_nonempty(vm, "--json", "file");
+  xd::cli::require_nonempty(vm, "--junit", "file");
+  const uint64_t seed = xd::cli::parse_count("--seed", seed_text, 0, UINT64_MAX);
+  if (vm.count("dump") && !vm.count("replay"))
+    throw UsageError("--dump writes a replayed case's inputs: give --replay too");
 
   // A missing kernel must fail, never quietly run on the CPU.
   setenv("XD_FALLBACK", "error", 1);

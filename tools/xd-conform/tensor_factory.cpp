@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <limits>
 
 namespace xd::conform {
@@ -54,6 +55,17 @@ double max_finite(Dtype d) {
   }
 }
 
+// Three times the smallest subnormal of a floating dtype (f32's for f64).
+double min_subnormal(Dtype d) {
+  switch (d) {
+    case Dtype::f16: return 3 * 5.9604644775390625e-8;
+    case Dtype::bf16: return 3 * 9.183549615799121e-41;
+    case Dtype::f8e4m3fn: return 3 * 0.001953125;
+    case Dtype::f8e5m2: return 3 * 1.52587890625e-5;
+    default: return 3 * 1.401298464324817e-45;  // f32, f64
+  }
+}
+
 // Values::sparse: x where element i (row-major over in.sizes) is kept, else 0. The keep decision
 // depends on the element's place inside its matrix only, never on the batch.
 double sparse_value(const InputSpec& in, int64_t i, uint64_t stream, double x) {
@@ -73,7 +85,9 @@ std::vector<double> host_values(const Case& c, const InputSpec& in, int64_t n) {
   std::vector<double> v(static_cast<size_t>(n));
   const bool integral = is_integral(in.dtype);
   const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
-  const double specials[] = {nan, inf, -inf, 0.0, -0.0, max_finite(in.dtype), -max_finite(in.dtype), 1e-30};
+  // The last is a subnormal of the dtype (f64: of f32 too): flush-to-zero must not change a result.
+  const double specials[] = {nan, inf, -inf, 0.0, -0.0, max_finite(in.dtype), -max_finite(in.dtype), 1e-30,
+                             min_subnormal(in.dtype)};
   for (int64_t i = 0; i < n; i += 2) {
     // Two elements per block: words 0/1 for element i, 2/3 for element i + 1.
     const philox::block blk = philox::counter_block(stream, static_cast<uint64_t>(i / 2));
@@ -90,10 +104,17 @@ std::vector<double> host_values(const Case& c, const InputSpec& in, int64_t n) {
         default:
           x = integral ? std::floor(in.lo + (in.hi - in.lo + 1) * u) : in.lo + (in.hi - in.lo) * u;
           if (integral && x > in.hi) x = in.hi;
-          if (in.values == Values::special && (w2 & 7u) == 0) x = specials[(w2 >> 3) % 8];
+          if (in.values == Values::special && (w2 & 7u) == 0) x = specials[(w2 >> 3) % std::size(specials)];
       }
       if (in.values == Values::sparse) x = sparse_value(in, i + j, stream, x);
       v[static_cast<size_t>(i + j)] = x;
+    }
+  }
+  if (in.values == Values::extreme && !in.sizes.empty() && in.sizes.back() > 0) {
+    const int64_t len = in.sizes.back();
+    for (int64_t r = 0; r * len < n; ++r) {
+      const double e = r % 3 == 0 ? inf : r % 3 == 1 ? -inf : (r % 2 ? -0.9 : 0.9) * max_finite(in.dtype);
+      v[static_cast<size_t>(r * len + (7 * r + 3) % len)] = e;
     }
   }
   return v;

@@ -167,6 +167,15 @@ void* build_cached(const toolchain& t, const std::string& dir, const std::string
   so = dir + "/" + name + ".so";
   std::error_code ec;
   std::string why;
+  // dlopen of a FIFO blocks forever and of a device reads it: anything but a regular file (through
+  // any symlink) under the entry's name is removed and the kernel built again. A non-empty
+  // directory cannot be removed, so that kernel is built outside the cache.
+  if (const fs::file_status st = fs::status(so, ec);
+      fs::exists(fs::symlink_status(so, ec)) && !fs::is_regular_file(st)) {
+    plugin::log(XD_LOG_WARN, "cached kernel " + so + " is not a regular file; building it again");
+    fs::remove(so, ec);
+    if (fs::exists(fs::symlink_status(so, ec))) return build_uncached(t, source, name, so);
+  }
   if (fs::exists(so, ec)) {
     if (void* h = open_object(so, why)) {
       plugin::log(XD_LOG_DEBUG, "kernel " + so + " loaded from the disk cache");

@@ -2,6 +2,11 @@
 // trailing dims. rstd = 1/sqrt(mean(x^2) + eps), with the sum of squares in double and rstd
 // rounded to f32 (f64 for f64 x); y = x * rstd * w in the compute type (float for f16/bf16),
 // rounded once to x's dtype. weight may have another floating dtype than x.
+// The statistics have f32's range for every non-f64 dtype, as PyTorch's (opmath f32) and the
+// XPU kernels' have: each square is formed in f32 (so |x| > ~1.8e19 squares to +Inf and a tiny
+// x to 0) and a sum of squares past FLT_MAX is +Inf, making rstd 0 — the double sum only makes
+// the oracle more accurate inside that range, never finite where the others overflow. The mean
+// and eps are added in the same f32 (f64 for f64 x).
 #include "kernels/rms_norm.hpp"
 
 #include <cmath>
@@ -43,13 +48,17 @@ void rms_norm(const xd_kernel_call* c) {
     row.for_each_run({px, py, w_base}, 0, n,
                      [&](const std::array<char*, 3>& p, int64_t len, const std::array<int64_t, 3>& s) {
                        for (int64_t i = 0; i < len; ++i) {
-                         const rms_acc v = load(at<const T>(p[0], i * s[0]));
-                         ss += v * v;
+                         const C v = load(at<const T>(p[0], i * s[0]));
+                         ss += static_cast<rms_acc>(v * v);
                        }
                      });
+    if constexpr (!std::is_same_v<T, double>)
+      if (ss > static_cast<rms_acc>(std::numeric_limits<float>::max())) ss = std::numeric_limits<rms_acc>::infinity();
     // An empty row has mean NaN, hence rstd NaN, as PyTorch's mean gives.
     const double ms = n == 0 ? std::numeric_limits<double>::quiet_NaN() : ss / static_cast<double>(n);
-    const R r = static_cast<R>(1.0 / std::sqrt(ms + attrs.eps));
+    // mean + eps in R (f32 unless x is f64), as PyTorch adds them: eps = 1e-45 is f32's smallest
+    // subnormal then, not a double's 1e-45.
+    const R r = static_cast<R>(1.0 / std::sqrt(static_cast<double>(static_cast<R>(ms) + static_cast<R>(attrs.eps))));
     at<R>(pr, 0) = r;
     const C rc = static_cast<C>(r);
     row.for_each_run({px, py, w_base}, 0, n,

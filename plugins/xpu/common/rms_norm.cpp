@@ -122,7 +122,8 @@ xd_status run_rms_norm_backward(const xd_kernel_call* c) {
     const device_info& dev = device_of(c);
     const program prog = norm_program(x, w);
     if (n == 0) return;  // nothing to write in dx; dw (n elements) is empty too
-    const auto sum_partials = [&](const plugin::scratch& part, int64_t poff, int64_t groups) {
+    // k and dw captured by copy: clang before 16 cannot capture structured bindings by reference.
+    const auto sum_partials = [&, k = k, dw = dw](const plugin::scratch& part, int64_t poff, int64_t groups) {
       const layout DL = layout_of(k, dw->sizes, {operand_of(*dw)});
       launch kf(c, prog, "xd_rms_norm_dw");
       kf.buffer(*dw).buffer(part.handle).value(poff).value(groups).value(DL).value(n);

@@ -167,6 +167,25 @@ inline void xd_i4_zeros_aligned(__global const char* z, float* out, const int co
   }
 }
 
+// One output element in the reference's order and roundings (plugins/cpu/kernels/int4.cpp): x
+// times w = float(q - zero) * scale, summed over k in order. The fast routes reassociate
+// (x * (q - zero) before the scale; sum x * q - zero * sum x), which overflows or meets
+// Inf - Inf where the reference gives a finite value or +-Inf; an output they leave non-finite
+// is redone here, so every device agrees on such inputs. A cold path: finite inputs in range
+// never reach it.
+inline float xd_i4_exact(__global const T* x, __global const uchar* w, __global const T* s, __global const char* z,
+                         const xd_int4 A, long m, long n) {
+  float acc = 0.0f;
+  for (long k = 0; k < A.k; ++k) {
+    const uint byte = w[A.w_off + n * (A.k / 2) + k / 2];
+    const int q = (k & 1) ? (int)(byte >> 4) : (int)(byte & 0xFu);
+    const long gi = k / A.group;
+    const float wq = (float)(q - (int)z[A.z_off + gi * A.n + n]) * XD_LD(s, A.s_off + gi * A.n + n);
+    acc += XD_LD(x, A.x_off + m * A.k + k) * wq;
+  }
+  return acc;
+}
+
 inline void xd_int4_gemv(__global T* out, __global const T* x, __global const uchar* w, __global const T* s,
                          __global const char* z, const xd_int4 A, __local float* xs, const int MB) {
   const int lid = (int)get_local_id(0);
@@ -234,6 +253,7 @@ inline void xd_int4_gemv(__global T* out, __global const T* x, __global const uc
     if (m < A.m && on < A.n) {
       float t = 0.0f;
       for (int l = 0; l < XD_I4_LANES; ++l) t += xs[m * XD_WG + oc * XD_I4_LANES + l];
+      if (!isfinite(t)) t = xd_i4_exact(x, w, s, z, A, m, on);
       XD_ST(out, A.o_off + m * A.n + on, t);
     }
   }
@@ -321,7 +341,9 @@ inline void xd_i4d_chunk(const uint4* q, const float* sc, const float* zr, __glo
 
 // The end of an M = 1 column block b: the XD_I4D_L partials of each column (acc: this work-item's
 // XD_I4D_R), summed in lane order, and the columns below N stored. Every work-item calls it (barriers).
-inline void xd_i4d_store(__global T* out, const xd_int4 A, __local float* part, const float* acc, long b, int lid) {
+inline void xd_i4d_store(__global T* out, __global const T* x, __global const uchar* w, __global const T* s,
+                         __global const char* z, const xd_int4 A, __local float* part, const float* acc, long b,
+                         int lid) {
   barrier(CLK_LOCAL_MEM_FENCE);  // the previous block's readers are done
 #pragma unroll
   for (int r = 0; r < XD_I4D_R; ++r) part[r * XD_WG + lid] = acc[r];
@@ -332,6 +354,7 @@ inline void xd_i4d_store(__global T* out, const xd_int4 A, __local float* part, 
     if (n < A.n) {
       float t = 0.0f;
       for (int l = 0; l < XD_I4D_L; ++l) t += part[r * XD_WG + oc * XD_I4D_L + l];
+      if (!isfinite(t)) t = xd_i4_exact(x, w, s, z, A, 0, n);
       XD_ST(out, A.o_off + n, t);
     }
   }
@@ -374,7 +397,7 @@ __kernel __attribute__((reqd_work_group_size(XD_WG, 1, 1))) void xd_int4_gemv_m1
         if (c < chunks) xd_i4d_chunk(q[u], sc[u], zr[u], x + A.x_off + c * 32, 0, mg, acc);
       }
     }
-    xd_i4d_store(out, A, part, acc, b, lid);
+    xd_i4d_store(out, x, w, s, z, A, part, acc, b, lid);
   }
 }
 
@@ -416,7 +439,7 @@ __kernel __attribute__((reqd_work_group_size(XD_WG, 1, 1))) void xd_int4_gemv_m1
       xd_i4_zeros_aligned(zp + gi, zr, XD_I4D_R);
       xd_i4d_chunk(q, sc, zr, xr + c * 32, 1, mg, acc);
     }
-    xd_i4d_store(out, A, part, acc, b, lid);
+    xd_i4d_store(out, x, w, s, z, A, part, acc, b, lid);
   }
 }
 

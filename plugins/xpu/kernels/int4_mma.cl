@@ -192,6 +192,14 @@ inline void xd_i4m_neg_zero4(uint zv, uint* nz) {
   }
 }
 
+// Stores output (m, n); one the tensor cores left non-finite (Inf - Inf, or x * (q - zero)
+// overflowing before the scale) is redone in the reference's order (xd_i4_exact, int4.cl).
+inline void xd_i4m_put(__global T* out, __global const T* x, __global const uchar* w, __global const T* s,
+                       __global const char* z, const xd_int4 A, long m, long n, float v) {
+  if (!isfinite(v)) v = xd_i4_exact(x, w, s, z, A, m, n);
+  XD_ST(out, A.o_off + m * A.n + n, v);
+}
+
 // DENSE: the host has checked that every load is aligned and every tile's columns exist
 // (xpu::plan_int4_mm): plain vector loads, no alignment tests or column bounds.
 inline void xd_int4_mma(__global T* out, __global const T* x, __global const uchar* w, __global const T* s,
@@ -343,11 +351,11 @@ inline void xd_int4_mma(__global T* out, __global const T* x, __global const uch
         float4 v = acc[j];
         for (int k = 1; k < ks; ++k) v += part[(k * XD_I4M_NT + j) * 32 + lane];
         const long n0 = col0 + 2 * tig * XD_I4M_NT + j, n1 = n0 + XD_I4M_NT;
-        const long o = A.o_off + (row0 + g8) * A.n;
-        if (g8 < rows && n0 < A.n) XD_ST(out, o + n0, v.s0);
-        if (g8 < rows && n1 < A.n) XD_ST(out, o + n1, v.s1);
-        if (HI && g8 + 8 < rows && n0 < A.n) XD_ST(out, o + 8 * A.n + n0, v.s2);
-        if (HI && g8 + 8 < rows && n1 < A.n) XD_ST(out, o + 8 * A.n + n1, v.s3);
+        const long m = row0 + g8;
+        if (g8 < rows && n0 < A.n) xd_i4m_put(out, x, w, s, z, A, m, n0, v.s0);
+        if (g8 < rows && n1 < A.n) xd_i4m_put(out, x, w, s, z, A, m, n1, v.s1);
+        if (HI && g8 + 8 < rows && n0 < A.n) xd_i4m_put(out, x, w, s, z, A, m + 8, n0, v.s2);
+        if (HI && g8 + 8 < rows && n1 < A.n) xd_i4m_put(out, x, w, s, z, A, m + 8, n1, v.s3);
       }
     }
   }

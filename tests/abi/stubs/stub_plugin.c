@@ -22,6 +22,11 @@
  *   STUB_PINNED          provides host_alloc/host_free (malloc, at most 1 GiB per call), and its
  *                        events stay pending while the exported xd_stub_set_pending(1) holds, so
  *                        a test decides when a copy "completes" (tests/unit/pinned_memory_test.cpp)
+ *   STUB_ADD_MUL         registers ADD and MUL for f32 instead of FILL, taking only contiguous
+ *                        operands of the output's shape (any other call is declined with a
+ *                        reason), and no COPY: an out-of-tree backend whose XD_FALLBACK=cpu
+ *                        fallback must move broadcast or strided operands without dispatching
+ *                        COPY on it (tests/abi/fallback_gather_test.cpp)
  * A working stub has one host-memory device and registers one kernel (FILL for f32), so ops
  * without a kernel exercise NotImplementedError and XD_FALLBACK=cpu. Named "opencl" or
  * "levelzero" with a GPU or CPU kind and the family "xpu", it stands in for an XPU backend
@@ -189,6 +194,57 @@ UNUSED static xd_status fill_f32(const xd_kernel_call *call) {
   return XD_OK;
 }
 
+#ifdef STUB_ADD_MUL
+/* Whether view `v` is row-major contiguous with the sizes of `out`. */
+static int dense_like(const xd_view *v, const xd_view *out) {
+  int64_t expected = 1;
+  int32_t d;
+  if (v->ndim != out->ndim) return 0;
+  for (d = v->ndim - 1; d >= 0; --d) {
+    if (v->sizes[d] != out->sizes[d]) return 0;
+    if (v->sizes[d] != 1 && v->strides[d] != expected) return 0;
+    expected *= v->sizes[d];
+  }
+  return 1;
+}
+static int32_t dense_only(const xd_kernel_call *call, char *reason, size_t reason_size) {
+  int32_t i;
+  for (i = 0; i < call->num_inputs; ++i)
+    if (!dense_like(&call->inputs[i], &call->outputs[0])) {
+      snprintf(reason, reason_size, "input %d is not contiguous in the output's shape", (int)i);
+      return 0;
+    }
+  return 1;
+}
+static xd_status add_or_mul_f32(const xd_kernel_call *call) {
+  const xd_view *a = &call->inputs[0], *b = &call->inputs[1], *o = &call->outputs[0];
+  const float *pa = (const float *)((const char *)a->handle + a->offset);
+  const float *pb = (const float *)((const char *)b->handle + b->offset);
+  float *po = (float *)((char *)o->handle + o->offset);
+  const float alpha = call->op == XD_OP_ADD ? (float)((const xd_attrs_scalar *)call->attrs)->real : 0.0f;
+  int64_t n = 1, i;
+  int32_t d;
+  for (d = 0; d < o->ndim; ++d) n *= o->sizes[d];
+  for (i = 0; i < n; ++i) po[i] = call->op == XD_OP_ADD ? pa[i] + alpha * pb[i] : pa[i] * pb[i];
+  return XD_OK;
+}
+static xd_status register_add_mul(const xd_host_api *host) {
+  xd_kernel_desc k;
+  xd_status s;
+  memset(&k, 0, sizeof k);
+  k.struct_size = sizeof k;
+  k.dtype = XD_DTYPE_F32;
+  k.fn = add_or_mul_f32;
+  k.check = dense_only;
+  k.op = XD_OP_ADD;
+  k.name = STUB_NAME ".add";
+  if ((s = host->register_kernel(host->ctx, &k)) != XD_OK) return s;
+  k.op = XD_OP_MUL;
+  k.name = STUB_NAME ".mul";
+  return host->register_kernel(host->ctx, &k);
+}
+#endif
+
 #ifdef STUB_DECLINES
 UNUSED static xd_status never_runs(const xd_kernel_call *call) {
   (void)call;
@@ -320,7 +376,9 @@ EXPORT xd_status xd_plugin_init(const xd_host_api *host, xd_plugin_api *api) {
   k.dtype = XD_DTYPE_F32;
   k.name = STUB_NAME ".fill";
   k.fn = fill_f32;
-#ifdef STUB_DECLINES
+#if defined(STUB_ADD_MUL)
+  return register_add_mul(host);
+#elif defined(STUB_DECLINES)
   if (host->register_kernel(host->ctx, &k) != XD_OK) return XD_ERR_INTERNAL;
   return register_declining(host);
 #else

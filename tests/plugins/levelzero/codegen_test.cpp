@@ -25,8 +25,10 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <string>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
@@ -172,6 +174,40 @@ TEST(LevelZeroCodegenSpirv, TheDiskCacheServesASecondCompileAndRebuildsACorruptE
   ASSERT_TRUE(third.ok) << third.log;
   EXPECT_FALSE(third.from_cache);
   EXPECT_EQ(third.words, first.words);
+  fs::remove_all(dir);
+}
+
+// A FIFO (which would block the open), a symlink to /dev/zero or a 20 GB sparse file (which would
+// exhaust memory) in an entry's place is a miss: compiled again, the entry replaced, served next.
+TEST(LevelZeroCodegenSpirv, SpecialFilesInPlaceOfACacheEntryAreRebuiltNeverRead) {
+  const xd::l0::spirv_tools tools = xd::l0::find_spirv_tools();
+  ASSERT_TRUE(tools.found()) << tools.missing();
+  const std::string dir = fresh_dir("special");
+  const std::string source = prelude(false) + kKernel;
+  const xd::l0::spirv_result first = xd::l0::compile_spirv(source, tools, dir);
+  ASSERT_TRUE(first.ok) << first.log;
+  fs::path entry;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().extension() == ".spv") entry = e.path();
+  ASSERT_FALSE(entry.empty());
+  const std::pair<const char*, std::function<void(const fs::path&)>> kinds[] = {
+      {"fifo", [](const fs::path& p) { ASSERT_EQ(mkfifo(p.c_str(), 0600), 0); }},
+      {"/dev/zero", [](const fs::path& p) { fs::create_symlink("/dev/zero", p); }},
+      {"sparse", [](const fs::path& p) {
+         std::ofstream(p, std::ios::binary) << "XDSPV001";
+         fs::resize_file(p, uint64_t{20} << 30);
+       }}};
+  for (const auto& [name, make] : kinds) {
+    SCOPED_TRACE(name);
+    fs::remove(entry);
+    make(entry);
+    const xd::l0::spirv_result rebuilt = xd::l0::compile_spirv(source, tools, dir);
+    ASSERT_TRUE(rebuilt.ok) << rebuilt.log;
+    EXPECT_FALSE(rebuilt.from_cache);
+    EXPECT_EQ(rebuilt.words, first.words);
+    EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(entry)));
+    EXPECT_TRUE(xd::l0::compile_spirv(source, tools, dir).from_cache);
+  }
   fs::remove_all(dir);
 }
 

@@ -101,8 +101,27 @@ Tolerance exact_tolerance() { return {0.0, 0.0}; }
 Tolerance summed_tolerance(const Case& c, Dtype out) { return sum_tolerance(out, c.attrs.reduction_length); }
 
 std::vector<int64_t> int_list(const nlohmann::json& j) {
-  if (j.is_array()) return j.get<std::vector<int64_t>>();
-  return {j.get<int64_t>()};
+  if (!j.is_array() && !j.is_number_integer())
+    throw std::invalid_argument("expected an integer or a list of integers, got " + json_value_text(j));
+  if (!j.is_array()) return {strict_get<int64_t>(j)};
+  std::vector<int64_t> out;
+  for (const nlohmann::json& v : j) {
+    if (!v.is_number_integer())
+      throw std::invalid_argument("expected an integer or a list of integers, got " + json_value_text(j));
+    out.push_back(strict_get<int64_t>(v));
+  }
+  return out;
+}
+
+std::string json_value_text(const nlohmann::json& j) {
+  std::string text = j.dump();
+  if (text.size() > 40) text = text.substr(0, 37) + "...";
+  const std::string type = j.type_name();
+  const std::string kind = j.is_number_float() ? "a float"
+                           : j.is_number()     ? "an integer"
+                           : j.is_object() || j.is_array() ? "an " + type
+                                                           : "a " + type;
+  return text + " (" + kind + ")";
 }
 
 bool read_alpha_beta(const std::string& key, const nlohmann::json& value, Attrs& attrs) {

@@ -9,12 +9,14 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <set>
 #include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace xd::conform {
@@ -113,13 +115,43 @@ Tolerance exact_tolerance();
 Tolerance summed_tolerance(const Case& c, Dtype out);
 
 // Golden attribute values: an int or a list of ints; a dtype name, or nullopt for one xdispatch lacks.
+// A value of another JSON type (3.5 where an int belongs, true where a number belongs) throws
+// std::invalid_argument saying what was expected and what was given; golden.cpp adds the file
+// and the attribute's name.
 std::vector<int64_t> int_list(const nlohmann::json& j);
 std::optional<Dtype> dtype_or_none(const std::string& name);
+// "3.5 (a float)": a golden value for messages, cut short when long.
+std::string json_value_text(const nlohmann::json& j);
+// `j` as T, with no conversion nlohmann would make silently: integers only from JSON integers in
+// T's range, floating values only from numbers, bool only from true/false, strings only from strings.
+template <class T>
+T strict_get(const nlohmann::json& j) {
+  if constexpr (std::is_same_v<T, bool>) {
+    if (!j.is_boolean()) throw std::invalid_argument("expected true or false, got " + json_value_text(j));
+    return j.get<bool>();
+  } else if constexpr (std::is_integral_v<T>) {
+    const bool in_range =
+        (j.is_number_unsigned() && j.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<T>::max())) ||
+        (j.is_number_integer() && !j.is_number_unsigned() &&
+         j.get<int64_t>() >= static_cast<int64_t>(std::numeric_limits<T>::min()) &&
+         (std::is_unsigned_v<T> || j.get<int64_t>() <= static_cast<int64_t>(std::numeric_limits<T>::max())));
+    if (!in_range) throw std::invalid_argument("expected an integer, got " + json_value_text(j));
+    return j.get<T>();
+  } else if constexpr (std::is_floating_point_v<T>) {
+    if (!j.is_number()) throw std::invalid_argument("expected a number, got " + json_value_text(j));
+    return j.get<T>();
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    if (!j.is_string()) throw std::invalid_argument("expected a string, got " + json_value_text(j));
+    return j.get<std::string>();
+  } else {
+    return j.get<T>();
+  }
+}
 // Reads manifest attribute `key` into `field` when it is the attribute `name`; false otherwise.
 template <class T>
 bool read_attr(const std::string& key, const char* name, const nlohmann::json& value, T& field) {
   if (key != name) return false;
-  field = value.get<T>();
+  field = strict_get<T>(value);
   return true;
 }
 // `alpha` or `beta` (the scales of addmm-like ops).

@@ -64,6 +64,31 @@ void weight_int4_mm_cases(CaseList& l) {
     c.attrs.group_size = s.g;
     c.attrs.reduction_length = std::max<int64_t>(1, s.k);
   }
+  // Inputs with NaN, +-Inf, +-0, values near the dtype's largest and tiny ones, through each
+  // kernel shape (M = 1; a few rows; 16 rows on whole tiles; the tiled kernel): the reference's
+  // x * ((q - zero) * scale) summed in order is the result, whatever a kernel reassociates.
+  struct E {
+    int64_t m, k, n, g;
+    Values values;
+  };
+  for (const E& s : std::vector<E>{{1, 256, 72, 64, Values::special},
+                                   {5, 384, 17, 128, Values::special},
+                                   {16, 256, 64, 128, Values::special},
+                                   {33, 256, 40, 32, Values::special},
+                                   {1, 256, 72, 64, Values::extreme},
+                                   {5, 384, 17, 128, Values::extreme},
+                                   {3, 256, 64, 128, Values::extreme},
+                                   {16, 256, 64, 128, Values::extreme},
+                                   {33, 256, 40, 32, Values::extreme}}) {
+    Case& c = l.add(std::string(s.values == Values::extreme ? "extreme." : "special.") + dims_text(s.m, s.k, s.n, s.g));
+    InputSpec x = int4_input("input", l.dtype, {s.m, s.k}, -1.0, 1.0);
+    x.values = s.values;
+    c.inputs = {x, int4_input("weight", Dtype::u8, {s.n, s.k / 2}, 0, 255),
+                int4_input("scales", l.dtype, {s.k / s.g, s.n}, 0.005, 0.05),
+                int4_input("zeros", Dtype::i8, {s.k / s.g, s.n}, 0, 15)};
+    c.attrs.group_size = s.g;
+    c.attrs.reduction_length = s.k;
+  }
 }
 
 void quantize_int4_cases(CaseList& l) {

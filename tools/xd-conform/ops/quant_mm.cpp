@@ -107,7 +107,7 @@ const QuantMmOp quant_mm_ops[] = {
      true,
      [](const std::string& key, const nlohmann::json& v, Attrs& a, std::string& unsupported) {
        if (key != "out_dtype") return false;
-       const std::string name = v.get<std::string>();
+       const std::string name = strict_get<std::string>(v);
        if (const auto d = dtype_or_none(name))
          a.out_dtype = *d;
        else if (unsupported.empty())

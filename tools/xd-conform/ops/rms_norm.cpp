@@ -69,6 +69,31 @@ void rms_norm_cases(CaseList& l, bool backward) {
       c.attrs.reduction_length = std::max<int64_t>(1, len);
     }
   }
+  if (backward) return;
+  // NaN, +-Inf, +-0, values near the dtype's largest (whose squares pass f32's range: rstd 0, as
+  // PyTorch's f32 statistics give) and tiny ones, in short and long rows; and (f32, bf16) "huge"
+  // rows whose squares fit f32 but whose sum of squares does not: rstd 0 again.
+  std::vector<std::pair<Shape, Values>> specials = {{{6, 64}, Values::special},
+                                                    {{3, 4099}, Values::special},
+                                                    {{6, 64}, Values::extreme},
+                                                    {{6, 4099}, Values::extreme}};
+  if (l.dtype == Dtype::f32 || l.dtype == Dtype::bf16) specials.push_back({{6, 64}, Values::magnitude});
+  for (const auto& [s, values] : specials) {
+    const char* kind = values == Values::extreme ? "extreme." : values == Values::special ? "special." : "huge.";
+    Case& c = l.add(kind + shape_text(s) + ".w.eps");
+    InputSpec x = input("input", l.dtype, s);
+    x.values = values;
+    if (values == Values::magnitude) {  // squares in f32's range, their sum of 64 past it
+      x.lo = 2.4e18;
+      x.hi = 3.0e18;
+    }
+    InputSpec w = ranged_input("weight", l.dtype, {s.back()}, 0.5, 1.5);
+    w.values = Values::positive;
+    c.inputs = {x, w};
+    c.attrs.normalized_shape = {s.back()};
+    c.attrs.eps = 1e-5;
+    c.attrs.reduction_length = s.back();
+  }
 }
 
 bool read_normalized_shape(const std::string& key, const nlohmann::json& v, Attrs& a) {
@@ -93,7 +118,7 @@ const NormOp norm_ops[] = {
      },
      [](const std::string& key, const nlohmann::json& v, Attrs& a) {
        if (key != "eps") return false;
-       if (!v.is_null()) a.eps = v.get<double>();  // null: the accumulation type's machine epsilon
+       if (!v.is_null()) a.eps = strict_get<double>(v);  // null: the accumulation type's machine epsilon
        return true;
      }},
     {"rms_norm_backward", true,
@@ -104,8 +129,9 @@ const NormOp norm_ops[] = {
      },
      [](const std::string& key, const nlohmann::json& v, Attrs& a) {
        if (key != "output_mask") return false;
-       const auto m = v.get<std::vector<bool>>();
-       if (m.size() == 2) a.output_mask = {m[0], m[1]};
+       if (!v.is_array() || v.size() != 2 || !v[0].is_boolean() || !v[1].is_boolean())
+         throw std::invalid_argument("expected two booleans, got " + json_value_text(v));
+       a.output_mask = {v[0].get<bool>(), v[1].get<bool>()};
        return true;
      }},
 };

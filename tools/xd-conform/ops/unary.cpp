@@ -47,7 +47,7 @@ bool read_exponent(const std::string& key, const nlohmann::json& v, Attrs& a, st
 
 bool read_approximate(const std::string& key, const nlohmann::json& v, Attrs& a, std::string& unsupported) {
   if (key != "approximate") return false;
-  const std::string s = v.get<std::string>();
+  const std::string s = strict_get<std::string>(v);
   if (s == "none")
     a.approximate = GeluApproximate::none;
   else if (s == "tanh")

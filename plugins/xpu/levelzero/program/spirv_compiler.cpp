@@ -1,5 +1,6 @@
 #include "program/spirv_compiler.hpp"
 
+#include <xd/regular_file.hpp>
 #include "options.hpp"
 
 #include <cerrno>
@@ -9,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <spawn.h>
 #include <sstream>
 #include <sys/wait.h>
@@ -108,13 +110,17 @@ std::string tool_version(const std::string& path) {
   return path + ": " + (rc == 0 ? v : "(--version failed)");
 }
 
+// SPIR-V modules here are kilobytes to a few megabytes: a cache entry or tool output larger than
+// this is not one, and reading it whole could exhaust memory.
+constexpr uint64_t kMaxModuleBytes = uint64_t{256} << 20;
+
+// Only a regular file, bounded (xd/regular_file.hpp): a FIFO, device or directory in a cache
+// entry's place is a miss, and the module is compiled again.
 std::string read_file(const fs::path& p, bool& ok) {
-  std::ifstream f(p, std::ios::binary);
-  ok = static_cast<bool>(f);
-  if (!ok) return {};
-  std::string data((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  ok = !f.bad();
-  return data;
+  std::string why;
+  std::optional<std::string> data = files::read_regular_file(p.string(), kMaxModuleBytes, why);
+  ok = data.has_value();
+  return ok ? std::move(*data) : std::string();
 }
 
 // Written under a temporary name and renamed: readers never see a partial file.

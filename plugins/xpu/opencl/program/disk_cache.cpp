@@ -3,6 +3,9 @@
 #include "options.hpp"
 #include "program/hash.hpp"
 
+#include <xd/regular_file.hpp>
+
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -18,6 +21,9 @@ namespace xd::ocl {
 namespace {
 
 constexpr char kMagic[8] = {'X', 'D', 'C', 'L', 'B', 'I', 'N', '1'};
+// Program binaries here are kilobytes to a few megabytes; anything larger is not an entry this
+// plugin wrote, and reading it whole could exhaust memory.
+constexpr uint64_t kMaxEntryBytes = uint64_t{256} << 20;
 
 void put_u64(std::string& out, uint64_t v) {
   for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xffu));
@@ -50,16 +56,13 @@ std::string entry_path(const std::string& dir, const std::string& key) {
 }
 
 std::optional<std::vector<unsigned char>> read_entry(const std::string& path, const std::string& key, std::string& why) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) {
-    why = "missing";
+  int open_errno = 0;
+  const std::optional<std::string> file = files::read_regular_file(path, kMaxEntryBytes, why, &open_errno);
+  if (!file) {
+    if (open_errno == ENOENT) why = "missing";
     return std::nullopt;
   }
-  const std::string data((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  if (f.bad()) {
-    why = "unreadable";
-    return std::nullopt;
-  }
+  const std::string& data = *file;
   if (data.size() < sizeof kMagic || std::memcmp(data.data(), kMagic, sizeof kMagic) != 0) {
     why = "not a cache entry (bad header)";
     return std::nullopt;
@@ -119,6 +122,11 @@ bool write_entry(const std::string& path, const std::string& key, const std::vec
       return false;
     }
   }
+  // A directory in the entry's place would make the rename fail: remove it if it is empty (a
+  // FIFO, symlink or device file is simply replaced by the rename). A non-empty one stays, and
+  // the rename's error says why nothing was cached.
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) fs::remove(path, ec);
   fs::rename(tmp, path, ec);
   if (ec) {
     why = "cannot rename " + tmp + " to " + path + ": " + ec.message();
