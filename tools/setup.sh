@@ -17,6 +17,7 @@ XD_PACKAGES=(
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
   libze-dev clang-15 llvm-spirv-15 spirv-tools
   libclang-common-15-dev libtsan2 llvm  # fuzz preset (libFuzzer; llvm-symbolizer for reports), tsan preset
+  pybind11-dev python3-dev libdlpack-dev python3-numpy python3-torch python3-pytest python3-matplotlib  # the Python module (python/)
 )
 
 xd_install_packages() {
@@ -50,6 +51,24 @@ xd_build() {
   grep -E '^-- xdispatch: ' "$log" || true
   rm -f "$log"
   cmake --build --preset "$XD_PRESET" -j "$XD_JOBS"
+  xd_link_python_module
+}
+
+# After a build of the default preset as root, Debian's python3 imports the build tree's module:
+# a .pth file in the local site directory names build/default/python (what an editable install
+# does), so `python3 -c "import xdispatch"` works after the README's commands. An installed module
+# (cmake --install, the .deb) or PYTHONPATH comes before it.
+xd_link_python_module() {
+  local pkg="$XD_ROOT/build/default/python"
+  [[ "$XD_PRESET" == default && -f "$pkg/xdispatch/__init__.py" && $(id -u) -eq 0 && -x /usr/bin/python3 ]] || return 0
+  local site
+  site="$(/usr/bin/python3 -c 'import site; print(site.getsitepackages()[0])' 2>/dev/null)" || return 0
+  [[ -n "$site" ]] || return 0
+  mkdir -p "$site"
+  if [[ "$(cat "$site/xdispatch-build.pth" 2>/dev/null)" != "$pkg" ]]; then
+    echo "$pkg" >"$site/xdispatch-build.pth"
+    echo "xdispatch: python3 imports xdispatch from $pkg ($site/xdispatch-build.pth)"
+  fi
 }
 
 xd_parse_preset_arg() {

@@ -17,10 +17,6 @@
 #include <filesystem>
 #include <set>
 
-#ifndef XD_BUILD_PLUGIN_DIR
-#define XD_BUILD_PLUGIN_DIR ""
-#endif
-
 namespace fs = std::filesystem;
 
 namespace xd::detail {
@@ -28,6 +24,19 @@ namespace xd::detail {
 namespace {
 
 bool valid_name(const char* n) { return n != nullptr && valid_backend_name(n); }
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+bool is_plugin_file_name(const std::string& n) {
+  return n.rfind("libxd_plugin_", 0) == 0 && n.size() > std::strlen("libxd_plugin_.so") && ends_with(n, ".so");
+}
+
+// "x.so" or "x.so.1.2": what a user may drop into a plugin folder by mistake.
+bool looks_like_shared_library(const std::string& n) {
+  return ends_with(n, ".so") || n.find(".so.") != std::string::npos;
+}
 
 // "libfoo.so.1: cannot open shared object file: No such file or directory" -> "libfoo.so.1".
 std::string missing_dependency(const std::string& dl_error, const std::string& path) {
@@ -175,23 +184,34 @@ std::vector<Candidate> plugin_candidates(std::vector<std::string>& searched) {
     const fs::path canon = fs::weakly_canonical(p, ec);
     const std::string key = ec ? p.string() : canon.string();
     if (!seen.insert(key).second) return;
-    out.push_back({p.string(), explicit_file});
+    out.push_back({p.string(), explicit_file, {}});
   };
   auto add_dir = [&](const fs::path& dir, bool from_env) {
     searched.push_back(dir.string());
     std::error_code ec;
     if (!fs::is_directory(dir, ec)) {
-      if (from_env) out.push_back({dir.string(), true});  // reported as not found
+      if (from_env) out.push_back({dir.string(), true, {}});  // reported as not found
       return;
     }
     std::vector<fs::path> files;
+    std::vector<fs::path> misnamed;
     for (const auto& e : fs::directory_iterator(dir, ec)) {
       const std::string n = e.path().filename().string();
-      if (n.rfind("libxd_plugin_", 0) == 0 && n.size() > 3 && n.substr(n.size() - 3) == ".so")
+      if (is_plugin_file_name(n)) {
         files.push_back(e.path());
+      } else if (looks_like_shared_library(n)) {
+        misnamed.push_back(e.path());
+      }
     }
     std::sort(files.begin(), files.end());
+    std::sort(misnamed.begin(), misnamed.end());
     for (const auto& f : files) add_file(f, false);
+    for (const auto& f : misnamed) {
+      add_file(f, false);
+      if (!out.empty() && out.back().path == f.string())
+        out.back().skipped = "not loaded from a plugin folder: the name must be libxd_plugin_<name>.so "
+                             "(name it so, or list the file itself in XD_PLUGIN_PATH)";
+    }
   };
 
   if (const auto p = env("XD_PLUGIN_PATH")) {
@@ -207,8 +227,8 @@ std::vector<Candidate> plugin_candidates(std::vector<std::string>& searched) {
   }
   std::error_code ec;
   const fs::path self = boost::dll::this_line_location(ec);
-  if (!ec) add_dir(self.parent_path() / "xdispatch" / "plugins", false);
-  if (std::strlen(XD_BUILD_PLUGIN_DIR) > 0) add_dir(XD_BUILD_PLUGIN_DIR, false);
+  // lexically_normal: through an $ORIGIN RPATH the loader records ".../bin/../lib/libxdispatch.so".
+  if (!ec) add_dir((self.parent_path() / "xdispatch" / "plugins").lexically_normal(), false);
   return out;
 }
 

@@ -37,6 +37,7 @@ const char* load_status_name(LoadStatus s) noexcept {
     case LoadStatus::no_devices: return "no devices";
     case LoadStatus::filtered: return "filtered";
     case LoadStatus::duplicate: return "duplicate";
+    case LoadStatus::skipped: return "skipped";
   }
   return "?";
 }

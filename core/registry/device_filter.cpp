@@ -87,8 +87,8 @@ void DeviceFilter::check_names(const std::vector<Known>& known) const {
     throw ValueError(head + "names the backend '" + t.backend + "', which no plugin found declares; known backends: " +
                      (backends.empty() ? std::string("none") : joined(backends)) +
                      (families.empty() ? std::string() : "; families: " + joined(families)) +
-                     ". A backend is known when a plugin in XD_PLUGIN_PATH, the installed plugin folder or the build "
-                     "tree declares it, whether it then loaded or not; check the spelling, or put its plugin on "
+                     ". A backend is known when a plugin in XD_PLUGIN_PATH or the plugin folder next to "
+                     "libxdispatch declares it, whether it then loaded or not; check the spelling, or put its plugin on "
                      "XD_PLUGIN_PATH");
   }
 }

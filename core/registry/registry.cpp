@@ -149,7 +149,17 @@ void Registry::load_default_plugins() {
   if (!names_error.empty()) throw ValueError(names_error);
   std::lock_guard lock(mutex_);
   std::vector<OpenedPlugin> opened;
-  for (const Candidate& c : plugin_candidates(searched_)) opened.push_back(open_plugin(c.path));
+  for (const Candidate& c : plugin_candidates(searched_)) {
+    if (c.skipped.empty()) {
+      opened.push_back(open_plugin(c.path));
+      continue;
+    }
+    OpenedPlugin op;
+    op.row.path = c.path;
+    op.row.status = LoadStatus::skipped;
+    op.row.reason = c.skipped;
+    opened.push_back(std::move(op));
+  }
   std::vector<DeviceFilter::Known> known;
   for (const OpenedPlugin& op : opened)
     if (!op.row.name.empty()) known.push_back({op.row.name, op.row.family});

@@ -164,7 +164,16 @@ bool Tensor::is_contiguous() const { return impl().is_contiguous(); }
 
 void Tensor::copy_to_host(void* dst, Dtype as) const {
   detail::check_dtype_value(as, "copy_to_host");
-  const Tensor c = to(as).contiguous();
+  Tensor c = *this;
+  if (as != impl().dtype) {
+    // The bytes move in the tensor's own dtype and the CPU reference converts them: reading a
+    // device's values (to_vector<double>, item, printing) then needs no cast kernel on the
+    // device, which a minimal backend may lack, and the conversion is the reference's own.
+    const detail::DeviceRecord* host = detail::Registry::get().host_reference();
+    if (host != nullptr && host != impl().storage->device) c = c.to(host->device);
+    c = c.to(as);
+  }
+  c = c.contiguous();
   detail::device_to_host(c.impl(), dst);
 }
 

@@ -1,10 +1,14 @@
 #include "util/log.hpp"
 
+#include <xd/log.hpp>
+
 #include "util/env.hpp"
 
 #include <cstdio>
+#include <memory>
 #include <mutex>
 #include <set>
+#include <utility>
 
 namespace xd::detail {
 
@@ -42,9 +46,37 @@ LogLevel log_level() {
 
 bool log_enabled(LogLevel level) { return static_cast<int>(level) <= static_cast<int>(log_level()); }
 
+namespace {
+using Sink = std::function<void(xd::LogLevel, std::string_view)>;
+// The sink, swapped under a mutex and called through a copied shared_ptr outside it, so that a
+// slow sink neither serialises logging threads nor blocks set_log_sink. Never destroyed: plugins
+// and static destructors may log during exit, after this file's statics would be gone.
+struct SinkSlot {
+  std::mutex mutex;
+  std::shared_ptr<const Sink> sink;
+};
+SinkSlot& sink_slot() {
+  static SinkSlot* slot = new SinkSlot;  // NOLINT(cppcoreguidelines-owning-memory): see above
+  return *slot;
+}
+}  // namespace
+
 void log(LogLevel level, const std::string& message) {
   if (!log_enabled(level)) return;
-  static std::mutex mutex;
+  SinkSlot& slot = sink_slot();
+  std::shared_ptr<const Sink> sink;
+  {
+    std::lock_guard lock(slot.mutex);
+    sink = slot.sink;
+  }
+  if (sink) {
+    try {
+      (*sink)(static_cast<xd::LogLevel>(level), message);
+    } catch (...) {  // logging must never fail the operation that logs
+    }
+    return;
+  }
+  static std::mutex mutex;  // one line at a time on stderr
   std::lock_guard lock(mutex);
   std::fprintf(stderr, "[xdispatch %s] %s\n", level_name(level), message.c_str());
 }
@@ -60,3 +92,26 @@ void log_once(LogLevel level, const std::string& key, const std::string& message
 }
 
 }  // namespace xd::detail
+
+namespace xd {
+
+const char* log_level_name(LogLevel level) noexcept {
+  return detail::level_name(static_cast<detail::LogLevel>(level));
+}
+
+void set_log_sink(std::function<void(LogLevel, std::string_view)> sink) {
+  auto next = sink ? std::make_shared<const detail::Sink>(std::move(sink)) : nullptr;
+  detail::SinkSlot& slot = detail::sink_slot();
+  std::shared_ptr<const detail::Sink> previous;
+  {
+    std::lock_guard lock(slot.mutex);
+    previous = std::exchange(slot.sink, std::move(next));
+  }
+  // `previous` is destroyed here, outside the lock: the sink's captures may log or lock.
+}
+
+}  // namespace xd
+
+static_assert(static_cast<int>(xd::LogLevel::error) == static_cast<int>(xd::detail::LogLevel::error) &&
+                  static_cast<int>(xd::LogLevel::debug) == static_cast<int>(xd::detail::LogLevel::debug),
+              "the public and internal log levels are converted by value");

@@ -2,17 +2,35 @@
 //   h = rms_norm(x, w_norm);  y = (silu(h @ W_gate) * (h @ W_up)) @ W_down
 // checked against the same block computed in f64 on the CPU reference, and timed.
 // Usage: llama_mlp [tokens hidden intermediate iterations]   (defaults 64 512 1408 10)
-// Exit status: 0 when the result matches the reference, 1 when it does not or on an error.
+// Exit status: 0 when the result matches the reference, 1 when it does not or on an error, 2 on a
+// usage error (an argument that is not a whole number in range, or a fifth argument).
 #include <xd/xd.hpp>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace {
+
+// argv[i] as a whole number in [1, max]: digits only, so "8x" or "-1" is not read as 8 or wrapped
+// (std::atoll took both, and "abc" as 0).
+std::optional<int64_t> parse_arg(const char* text, int64_t max) {
+  int64_t v = 0;
+  if (*text == '\0') return std::nullopt;
+  for (const char* c = text; *c != '\0'; ++c) {
+    if (*c < '0' || *c > '9') return std::nullopt;
+    v = v * 10 + (*c - '0');
+    if (v > max) return std::nullopt;
+  }
+  if (v < 1) return std::nullopt;
+  return v;
+}
 
 struct Weights {
   xd::Tensor norm, gate, up, down;
@@ -31,10 +49,28 @@ Weights to(const Weights& w, xd::Device d, xd::Dtype t) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const int64_t tokens = argc > 1 ? std::atoll(argv[1]) : 64;
-  const int64_t hidden = argc > 2 ? std::atoll(argv[2]) : 512;
-  const int64_t inter = argc > 3 ? std::atoll(argv[3]) : 1408;
-  const int iters = argc > 4 ? std::atoi(argv[4]) : 10;
+  const char* names[] = {"tokens", "hidden", "intermediate", "iterations"};
+  int64_t values[] = {64, 512, 1408, 10};
+  constexpr int64_t kMax = int64_t{1} << 20;  // beyond it a dimension is a typing mistake, not an example
+  if (argc > 5) {
+    std::fprintf(stderr,
+                 "llama_mlp: unexpected argument '%s'\nusage: llama_mlp [tokens hidden intermediate iterations]\n",
+                 argv[5]);
+    return 2;
+  }
+  for (int i = 1; i < argc; ++i) {
+    const std::optional<int64_t> v = parse_arg(argv[i], kMax);
+    if (!v) {
+      std::fprintf(stderr,
+                   "llama_mlp: %s '%s' is not a whole number from 1 to %lld\nusage: llama_mlp [tokens hidden "
+                   "intermediate iterations]\n",
+                   names[i - 1], argv[i], static_cast<long long>(kMax));
+      return 2;
+    }
+    values[i - 1] = *v;
+  }
+  const int64_t tokens = values[0], hidden = values[1], inter = values[2];
+  const int iters = static_cast<int>(values[3]);
   try {
     const xd::Device dev = xd::default_device();
     std::printf("llama_mlp: tokens=%lld hidden=%lld intermediate=%lld on %s (%s)\n", static_cast<long long>(tokens),

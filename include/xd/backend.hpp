@@ -27,6 +27,7 @@ enum class LoadStatus {
   no_devices,          // loaded fine but exposes no device
   filtered,            // every device removed by XD_DEVICES
   duplicate,           // another plugin already has this name (reason names its path)
+  skipped,             // a shared library in a plugin folder not named libxd_plugin_<name>.so
 };
 const char* load_status_name(LoadStatus s) noexcept;  // "loaded", "not found", ...
 

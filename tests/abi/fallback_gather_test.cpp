@@ -123,4 +123,31 @@ TEST(GatherFallbackOff, ABroadcastOperandIsDeclinedWithTheKernelsReason) {
   }
 }
 
+// Reading values needs no kernel of the backend: the bytes move in the tensor's own dtype and the
+// CPU reference converts them, so a backend without COPY (or without casts) can still be read as
+// double and printed. A strided view still needs COPY on its device, and says so.
+class ReadWithoutCopy : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(ReadWithoutCopy, AContiguousTensorIsReadInAnyTypeAndPrintedWithoutAKernel) {
+  ::setenv("XD_FALLBACK", "error", 1);
+  const std::string backend = GetParam();
+  const xd::Device d = load(backend == "addmul" ? "stub_addmul" : "stub_addmul_devmem", backend);
+  const auto a = xd::tensor<float>({1.5f, -2, 3, 4, 5, 6}, {2, 3}, d);
+  EXPECT_EQ(a.to_vector<double>(), (std::vector<double>{1.5, -2, 3, 4, 5, 6}));
+  EXPECT_EQ(a.to_vector<int32_t>(), (std::vector<int32_t>{1, -2, 3, 4, 5, 6}));
+  EXPECT_EQ(a.at<double>({0, 1}), -2.0);
+  EXPECT_NE(a.str().find("dtype=f32, device=" + backend + ":0"), std::string::npos) << a.str();
+  try {
+    (void)a.t().to_vector<double>();
+    FAIL() << "read a transposed view without a COPY kernel";
+  } catch (const xd::NotImplementedError& e) {
+    EXPECT_NE(std::string(e.what()).find("copy on backend '" + backend + "' with dtype f32: no kernel is registered"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(HostAndDeviceMemory, ReadWithoutCopy, ::testing::Values("addmul", "addmuldev"),
+                         [](const auto& info) { return std::string(info.param); });
+
 }  // namespace

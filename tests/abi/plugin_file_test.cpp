@@ -388,4 +388,37 @@ TEST_F(PluginFolder, LoadPluginOfATruncatedFileReturnsTheRow) {
   EXPECT_NE(row.reason.find("past the end of the file (4096 bytes)"), std::string::npos) << row.reason;
 }
 
+// A plugin copied into a folder under another name is never opened there (a folder may hold a
+// plugin's own dependencies), but the report says why it was passed over; files that are not
+// shared libraries by name (a README) get no row.
+TEST_F(PluginFolder, MisnamedSharedLibraryInAFolderIsASkippedRowThatSaysTheNamingRule) {
+  const std::string bytes = stub_good();
+  write_file(dir_ / "mybackend.so", bytes, bytes.size());
+  write_file(dir_ / "libxd_plugin_versioned.so.1", bytes, bytes.size());
+  write_file(dir_ / "README.txt", "plugins go here", 15);
+  const auto rows = load_folder();
+  ASSERT_EQ(rows.size(), 2u) << xd::format_load_report();
+  for (const char* name : {"mybackend.so", "libxd_plugin_versioned.so.1"}) {
+    const auto it = rows.find(name);
+    ASSERT_NE(it, rows.end()) << name << "\n" << xd::format_load_report();
+    EXPECT_EQ(it->second.status, xd::LoadStatus::skipped) << name;
+    EXPECT_EQ(it->second.name, "") << name;
+    EXPECT_EQ(it->second.reason,
+              "not loaded from a plugin folder: the name must be libxd_plugin_<name>.so (name it so, or list the "
+              "file itself in XD_PLUGIN_PATH)");
+  }
+  EXPECT_STREQ(xd::load_status_name(xd::LoadStatus::skipped), "skipped");
+  expect_cpu_still_works();
+}
+
+TEST_F(PluginFolder, MisnamedSharedLibraryNamedDirectlyInThePluginPathLoads) {
+  const std::string bytes = stub_good();
+  write_file(dir_ / "mybackend.so", bytes, bytes.size());
+  ::setenv("XD_PLUGIN_PATH", (dir_ / "mybackend.so").c_str(), 1);
+  bool loaded = false;
+  for (const auto& row : xd::load_report())
+    if (row.path == (dir_ / "mybackend.so").string()) loaded = row.status == xd::LoadStatus::loaded;
+  EXPECT_TRUE(loaded) << xd::format_load_report();
+}
+
 }  // namespace

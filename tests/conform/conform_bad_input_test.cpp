@@ -405,4 +405,27 @@ TEST(ConformArguments, DumpWithoutReplayIsAUsageError) {
                      "xd-conform: --dump writes a replayed case's inputs: give --replay too");
 }
 
+// A bare --golden takes the default set: the build tree's xd-conform the source tree's
+// tests/golden (an installed one the installed set: tests/package, step relocated). A copy of the
+// executable outside both finds none and says so, exit 2.
+TEST(ConformArguments, BareGoldenInTheBuildTreeRunsTheSourceTreesGoldenCases) {
+  const Result r = run("--golden --backend cpu --op add --dtype f32");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find(" passed, 0 failed"), std::string::npos) << r.output;
+  const Result before = run("--golden --list --backend cpu --op add --dtype f32");
+  const Result named = run(std::string("--golden ") + XD_GOLDEN_DIR + " --list --backend cpu --op add --dtype f32");
+  EXPECT_EQ(before.output, named.output);
+}
+
+TEST(ConformArguments, BareGoldenOutsideTheBuildTreeAndAnInstallIsAUsageErrorSayingWhereItLooked) {
+  const fs::path dir = fs::temp_directory_path() / ("xd-conform-copy-" + std::to_string(getpid()));
+  fs::create_directories(dir / "bin");
+  fs::copy_file(XD_CONFORM_BIN, dir / "bin" / "xd-conform", fs::copy_options::overwrite_existing);
+  const Result r = xd::test::run_command("env -u XD_BACKEND timeout 60 " + (dir / "bin" / "xd-conform").string() +
+                                         " --golden --backend cpu");
+  fs::remove_all(dir);
+  expect_usage_error(r, "xd-conform: --golden without a folder: no golden cases installed at " +
+                            (dir / "share" / "xdispatch" / "golden").string() + "; give the folder, --golden DIR");
+}
+
 }  // namespace

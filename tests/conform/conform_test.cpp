@@ -136,9 +136,14 @@ TEST(Conform, QuickRunWritesJsonAndJunitListingEveryCase) {
   EXPECT_EQ(suite.name, "testsuite");
   EXPECT_EQ(suite.attr("name"), "xd-conform.cpu");
   EXPECT_EQ(suite.attr("tests"), std::to_string(ids.size()));
+  // The build's properties (tools_cli_test checks their values) come first, as JUnit's schema has them.
+  ASSERT_FALSE(suite.children.empty());
+  EXPECT_EQ(suite.children[0]->name, "properties");
+  EXPECT_EQ(suite.children[0]->all("property").size(), 3u);
   std::set<std::string> names;
   size_t skipped = 0;
-  for (const auto& tc : suite.children) {
+  for (size_t i = 1; i < suite.children.size(); ++i) {
+    const auto& tc = suite.children[i];
     ASSERT_EQ(tc->name, "testcase");
     EXPECT_TRUE(names.insert(tc->attr("name")).second) << "testcase listed twice: " << tc->attr("name");
     EXPECT_TRUE(tc->all("failure").empty()) << tc->attr("name");

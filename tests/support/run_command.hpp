@@ -27,4 +27,11 @@ inline CommandResult run_command(const std::string& command) {
   return r;
 }
 
+// How many times `what` occurs in `text` (overlapping occurrences count): for checking log lines.
+inline size_t count_occurrences(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + 1)) ++n;
+  return n;
+}
+
 }  // namespace xd::test

@@ -86,6 +86,16 @@ TEST(XdBenchOptions, EmptyOutputFileIsAUsageError) {
   expect_usage_error("--csv ''", "xd-bench: --csv '': no file given");
 }
 
+// Rows go to --csv as they finish and --json at the end: a file that cannot be written must stop
+// the run before the first measurement, not lose its results after the last.
+TEST(XdBenchOptions, AnOutputFileThatCannotBeWrittenIsAUsageErrorBeforeAnyMeasurement) {
+  expect_usage_error("--size 8 --csv /nonexistent-xd-dir/b.csv",
+                     "xd-bench: --csv /nonexistent-xd-dir/b.csv: cannot be written");
+  expect_usage_error("--size 8 --json /nonexistent-xd-dir/b.json",
+                     "xd-bench: --json /nonexistent-xd-dir/b.json: cannot be written");
+  expect_usage_error("--size 8 --csv /", "xd-bench: --csv /: cannot be written");
+}
+
 TEST(XdBenchOptions, StrayPositionalArgumentIsAUsageError) {
   expect_usage_error("stray",
                      "xd-bench: unexpected argument 'stray': this tool takes only options (--name value); see "

@@ -4,6 +4,7 @@
 // workloads report an eager and an xd::compile row each, and --compile-time its first calls.
 // Nothing here judges a time: performance claims live in docs/performance.md.
 #include "support/run_command.hpp"
+#include "support/temp_dir.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -29,18 +30,9 @@ Result run(const std::string& args) {
   return xd::test::run_command("env -u XD_BACKEND -u XD_DEVICES " XD_BENCH_BIN " " + args);
 }
 
-class TempDir {
- public:
-  TempDir() {
-    path_ = fs::temp_directory_path() / ("xd-bench-test-" + std::to_string(getpid()) + "-" +
-                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(path_);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
+// A scratch folder of this test (support/temp_dir.hpp).
+struct TempDir : xd::test::TempDir {
+  TempDir() : xd::test::TempDir("xd-bench-test") {}
 };
 
 nlohmann::json read_json(const std::string& path) {

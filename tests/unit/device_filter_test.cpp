@@ -66,7 +66,7 @@ TEST(DeviceFilter, UnknownBackendIsAValueErrorNamingItAndTheKnownBackends) {
     EXPECT_EQ(std::string(e.what()),
               "XD_DEVICES='!opencll': term '!opencll' names the backend 'opencll', which no plugin found declares; "
               "known backends: cpu, levelzero, opencl; families: xpu. A backend is known when a plugin in "
-              "XD_PLUGIN_PATH, the installed plugin folder or the build tree declares it, whether it then loaded or "
+              "XD_PLUGIN_PATH or the plugin folder next to libxdispatch declares it, whether it then loaded or "
               "not; check the spelling, or put its plugin on XD_PLUGIN_PATH");
   }
 }

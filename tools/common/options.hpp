@@ -12,6 +12,8 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -63,6 +65,22 @@ inline void require_nonempty(const boost::program_options::variables_map& vm, co
   const std::string name = option.substr(2);
   if (vm.count(name) && vm[name].as<std::string>().empty())
     throw UsageError(option + " '': no " + what + " given (the value is empty); give one, or leave the option out");
+}
+
+// An output file must be writable before the run that fills it: finding out only after a long run
+// would lose its results. Opening for append tests it for real (permissions, a missing folder,
+// a directory in the way) without touching an existing file; a file made only to test is removed.
+inline void require_writable(const std::string& option, const std::string& path) {
+  std::error_code ec;
+  const bool existed = std::filesystem::exists(path, ec);
+  bool ok = !std::filesystem::is_directory(path, ec);
+  if (ok) {
+    std::ofstream f(path, std::ios::binary | std::ios::app);
+    ok = static_cast<bool>(f);
+  }
+  if (!ok)
+    throw UsageError(option + " " + path + ": cannot be written (does its folder exist, and may it be written?)");
+  if (!existed) std::filesystem::remove(path, ec);
 }
 
 // No tool takes positional arguments: one on the command line is a mistake (a value separated from

@@ -6,11 +6,17 @@
 // --compile-time, xd::compile's first calls, cold and warm (compile_time.hpp).
 // docs/performance.md records the figures and the commands that gave them.
 //
+// Rows are printed (and written to --csv) as each measurement finishes; --json is written whole
+// at the end. On a terminal, a progress line on stderr says which measurement is running.
+//
 // Exit status: 0 when every selected measurement ran, 1 when one failed (its row says why),
 // 2 on a usage error (bad option or value, an empty file name, a stray positional argument;
-// unknown op, dtype or backend, on the command line or in XD_BACKEND; malformed size).
+// unknown op, dtype or backend, on the command line or in XD_BACKEND; malformed size; a --json
+// or --csv file that cannot be written).
+#include "common/build_info.hpp"
 #include "common/cli.hpp"
 #include "common/options.hpp"
+#include "common/progress.hpp"
 #include "common/startup.hpp"
 #include "compile_time.hpp"
 #include "report.hpp"
@@ -25,7 +31,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
-#include <unistd.h>
 
 namespace po = boost::program_options;
 using namespace xd::bench;
@@ -54,7 +59,7 @@ struct Options {
   int reps = 20, warmup = 3;
   double copy_mib = 256;
   std::string reps_text = "20", warmup_text = "3", copy_mib_text = "256";
-  bool startup = false, list = false, compile_time = false;
+  bool startup = false, list = false, compile_time = false, version = false;
   std::string json, csv, startup_child, compile_time_child;
 };
 
@@ -63,6 +68,7 @@ Options parse(int argc, char** argv, po::options_description& opts) {
   // clang-format off
   opts.add_options()
       ("help,h", "this help")
+      ("version", po::bool_switch(&o.version), "print the xdispatch version, plugin ABI and commit this tool was built from, and exit")
       ("backend,b", po::value(&o.backends)->composing(), "backend or device to measure, e.g. opencl or opencl:1 (repeatable; default: the device XD_BACKEND selects, else every available backend)")
       ("op", po::value(&o.ops)->composing(), "workload (repeatable; default: all; --list shows them)")
       ("dtype", po::value(&o.dtypes)->composing(), "dtype (repeatable; default: f32)")
@@ -72,8 +78,8 @@ Options parse(int argc, char** argv, po::options_description& opts) {
       ("copy-mib", po::value(&o.copy_mib_text)->default_value("256"), "MiB the copy-bandwidth reference copies (at least 4 bytes, at most 1048576 MiB)")
       ("startup", po::bool_switch(&o.startup), "also measure cold vs warm start (two child processes per backend)")
       ("compile-time", po::bool_switch(&o.compile_time), "also time xd::compile's first calls of the selected fused workloads, cold and warm (two child processes per backend)")
-      ("json", po::value(&o.json), "write every result as JSON to this file")
-      ("csv", po::value(&o.csv), "write every result as CSV to this file")
+      ("json", po::value(&o.json), "write every result as JSON to this file, at the end")
+      ("csv", po::value(&o.csv), "write every result as CSV (RFC 4180 quoting) to this file, a row as it finishes")
       ("list", po::bool_switch(&o.list), "list the workloads and exit")
       ("startup-child", po::value(&o.startup_child), "(internal) run as the --startup child, writing JSON here")
       ("compile-time-child", po::value(&o.compile_time_child), "(internal) run as the --compile-time child, writing JSON here");
@@ -85,8 +91,12 @@ Options parse(int argc, char** argv, po::options_description& opts) {
     std::cout << opts << "\n";
     std::exit(0);
   }
+  xd::cli::reject_positional(parsed);  // before --version: "xd-bench --version x" is a mistake too
   po::notify(vm);
-  xd::cli::reject_positional(parsed);
+  if (o.version) {
+    std::cout << xd::cli::version_text("xd-bench");
+    std::exit(0);
+  }
   // Read strictly: "nan" or "inf" MiB, "-1" reps, "1e3" or "20x" must stop here, not surface
   // later as a misleading failure (docs/performance.md, "xd-bench options").
   o.reps = static_cast<int>(xd::cli::parse_count("--reps", o.reps_text, 1, kMaxReps));
@@ -115,6 +125,18 @@ DeviceRow copy_reference(const std::string& backend, xd::Device device, const Op
   return d;
 }
 
+// A measured row's figures: the median and minimum, the kernels that ran, and the rates against
+// the workload's bytes and flops and the run's copy bandwidth.
+void record_timing(ResultRow& r, const Prepared& p, const Timing& t, double copy_gbps) {
+  r.median_ms = t.median();
+  r.min_ms = t.min();
+  r.device_clock = t.device_clock;
+  r.kernels = t.kernels;
+  r.gbps = r.median_ms > 0 ? p.bytes / (r.median_ms * 1e6) : 0;
+  r.gflops = r.median_ms > 0 ? p.flops / (r.median_ms * 1e6) : 0;
+  r.copy_fraction = copy_gbps > 0 ? r.gbps / copy_gbps : 0;
+}
+
 // A fused workload's two rows: eagerly, then through xd::compile (warm: prepare_fused made the
 // traced call), the compiled row carrying the speedup. False when either failed.
 bool measure_fused(const WorkloadInfo& w, xd::Dtype dtype, const std::vector<int64_t>& size, xd::Device device,
@@ -132,13 +154,7 @@ bool measure_fused(const WorkloadInfo& w, xd::Dtype dtype, const std::vector<int
     try {
       const Prepared p = prepare_fused(w, dtype, size, device, compiled);
       const Timing t = measure(p, device, o.warmup, o.reps);
-      r.median_ms = t.median();
-      r.min_ms = t.min();
-      r.device_clock = t.device_clock;
-      r.kernels = t.kernels;
-      r.gbps = r.median_ms > 0 ? p.bytes / (r.median_ms * 1e6) : 0;
-      r.gflops = r.median_ms > 0 ? p.flops / (r.median_ms * 1e6) : 0;
-      r.copy_fraction = copy_gbps > 0 ? r.gbps / copy_gbps : 0;
+      record_timing(r, p, t, copy_gbps);
       if (compiled) {
         // The generated kernels are not in the kernel registry: the graph's counters say what ran.
         const xd::CompileStats st = p.stats();
@@ -228,51 +244,66 @@ int run(const Options& o, const xd::cli::Startup& env, const std::vector<std::st
 
   std::vector<xd::Device> devices;
   for (const auto& b : backends) devices.push_back(resolve(b));
+  if (!o.json.empty()) xd::cli::require_writable("--json", o.json);
+  if (!o.csv.empty()) xd::cli::require_writable("--csv", o.csv);
+
+  // The op column fits the longest label a selected workload gives, known before the first row.
+  int op_width = 18;
+  for (const WorkloadInfo* w : selected)
+    op_width = std::max(op_width, static_cast<int>(row_label(w->name, is_fused(w->kind) ? "compiled" : "").size()));
+  // What will be measured, counted first for the progress line's [i/n].
+  size_t total = 0;
+  for (const xd::Device& device : devices)
+    for (size_t wi = 0; wi < selected.size(); ++wi)
+      for (xd::Dtype dtype : dtypes)
+        if (has_kernel(selected[wi]->op, device.backend(), dtype)) total += sizes[wi].size();
+  size_t done = 0;
 
   Report report;
   report.warmup = o.warmup;
-  const bool tty = isatty(fileno(stderr)) != 0;
+  RowStream out(op_width, o.csv);
+  xd::cli::Progress progress;
   bool failed = false;
   for (size_t bi = 0; bi < backends.size(); ++bi) {
     const xd::Device device = devices[bi];
     const std::string& backend = device.backend();
+    progress.update(done, total, backend + " copy bandwidth reference");
     report.devices.push_back(copy_reference(backend, device, o));
     const double copy_gbps = report.devices.back().copy_gbps;
+    progress.clear();
+    out.device(report.devices.back());
     for (size_t wi = 0; wi < selected.size(); ++wi) {
       const WorkloadInfo& w = *selected[wi];
       for (xd::Dtype dtype : dtypes) {
         if (!has_kernel(w.op, backend, dtype)) continue;  // not an error: the backend has no such kernel
         for (const auto& size : sizes[wi]) {
+          progress.update(++done, total,
+                          backend + " " + w.name + " " + xd::dtype_name(dtype) + " " + format_size(size));
+          const size_t first = report.rows.size();
           if (is_fused(w.kind)) {
             if (!measure_fused(w, dtype, size, device, o, copy_gbps, report)) failed = true;
-            continue;
+          } else {
+            ResultRow r;
+            r.backend = backend;
+            r.op = w.name;
+            r.dtype = xd::dtype_name(dtype);
+            r.size = format_size(size);
+            r.reps = o.reps;
+            try {
+              const Prepared p = prepare(w, dtype, size, device);
+              const Timing t = measure(p, device, o.warmup, o.reps);
+              record_timing(r, p, t, copy_gbps);
+            } catch (const xd::Error& e) {
+              r.status = std::string("error: ") + e.what();
+              failed = true;
+            }
+            report.rows.push_back(std::move(r));
           }
-          ResultRow r;
-          r.backend = backend;
-          r.op = w.name;
-          r.dtype = xd::dtype_name(dtype);
-          r.size = format_size(size);
-          r.reps = o.reps;
-          if (tty) std::fprintf(stderr, "\r\033[K%s %s %s %s", backend.c_str(), w.name.c_str(), r.dtype.c_str(), r.size.c_str());
-          try {
-            const Prepared p = prepare(w, dtype, size, device);
-            const Timing t = measure(p, device, o.warmup, o.reps);
-            r.median_ms = t.median();
-            r.min_ms = t.min();
-            r.device_clock = t.device_clock;
-            r.kernels = t.kernels;
-            r.gbps = r.median_ms > 0 ? p.bytes / (r.median_ms * 1e6) : 0;
-            r.gflops = r.median_ms > 0 ? p.flops / (r.median_ms * 1e6) : 0;
-            r.copy_fraction = copy_gbps > 0 ? r.gbps / copy_gbps : 0;
-          } catch (const xd::Error& e) {
-            r.status = std::string("error: ") + e.what();
-            failed = true;
-          }
-          report.rows.push_back(std::move(r));
+          progress.clear();
+          for (size_t i = first; i < report.rows.size(); ++i) out.row(report.rows[i]);
         }
       }
     }
-    if (tty) std::fprintf(stderr, "\r\033[K");
     if (o.compile_time) {
       std::vector<std::string> child = {args[0], "--backend", backends[bi]};
       for (const WorkloadInfo* w : selected) child.insert(child.end(), {"--op", w->name});
@@ -300,9 +331,8 @@ int run(const Options& o, const xd::cli::Startup& env, const std::vector<std::st
       }
     }
   }
-  print_table(report);
+  print_summaries(report);
   if (!o.json.empty()) write_json(report, o.json);
-  if (!o.csv.empty()) write_csv(report, o.csv);
   return failed ? 1 : 0;
 }
 

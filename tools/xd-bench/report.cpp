@@ -2,12 +2,16 @@
 
 #include <xd/error.hpp>
 
+#include "common/build_info_json.hpp"
+#include "common/csv.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 
 namespace xd::bench {
 
@@ -23,6 +27,13 @@ std::string join(const std::vector<std::string>& v) {
   std::string s;
   for (const auto& x : v) s += (s.empty() ? "" : "+") + x;
   return s;
+}
+
+// A number as the CSV has always written it (an ostream's default: 6 significant digits).
+std::string number(double v) {
+  std::ostringstream s;
+  s << v;
+  return s.str();
 }
 
 void open_or_throw(std::ofstream& f, const std::string& path) {
@@ -73,95 +84,116 @@ void print_compile_time(const Report& r) {
 
 }  // namespace
 
-void print_table(const Report& r) {
-  for (const auto& d : r.devices)
-    std::printf("%-10s %-10s %s (%s): copy %.1f GB/s (%.0f MiB copied, median)\n", d.backend.c_str(), d.device.c_str(),
-                d.name.c_str(), d.driver.c_str(), d.copy_gbps, d.copy_bytes / 2 / (1 << 20));
-  if (!r.rows.empty()) {
-    // A fused workload's row names its mode ("chain6 compiled"): the op column widens to fit.
-    auto label = [](const ResultRow& x) { return x.mode.empty() ? x.op : x.op + " " + x.mode; };
-    int w = 18;
-    for (const auto& x : r.rows) w = std::max(w, static_cast<int>(label(x).size()));
-    std::printf("\n%-10s %-*s %-5s %-14s %10s %10s %9s %9s %6s  %s\n", "backend", w, "op", "dtype", "size", "median ms",
-                "min ms", "GB/s", "GFLOP/s", "%copy", "kernels");
-    for (const auto& x : r.rows) {
-      const std::string op = label(x);
-      if (x.status != "ok") {
-        std::printf("%-10s %-*s %-5s %-14s %s\n", x.backend.c_str(), w, op.c_str(), x.dtype.c_str(), x.size.c_str(),
-                    x.status.c_str());
-        continue;
-      }
-      // Matmul is judged by GFLOP/s; its fraction of copy bandwidth means nothing.
-      const std::string gflops = x.gflops > 0 ? fixed(x.gflops, 0) : "-";
-      const std::string copy = x.gflops > 0 ? "-" : fixed(100 * x.copy_fraction, 0) + "%";
-      std::printf("%-10s %-*s %-5s %-14s %10.4f %10.4f %9.1f %9s %6s  %s%s\n", x.backend.c_str(), w, op.c_str(),
-                  x.dtype.c_str(), x.size.c_str(), x.median_ms, x.min_ms, x.gbps, gflops.c_str(), copy.c_str(),
-                  join(x.kernels).c_str(),
-                  x.device_clock ? "" : " (host clock)");
-    }
+std::string row_label(const std::string& op, const std::string& mode) { return mode.empty() ? op : op + " " + mode; }
+
+RowStream::RowStream(int op_width, const std::string& csv_path) : op_width_(op_width), csv_path_(csv_path) {
+  if (csv_path_.empty()) return;
+  open_or_throw(csv_, csv_path_);
+  csv_ << cli::csv_row({"backend", "op", "dtype", "size", "status", "reps", "median_ms", "min_ms", "gbps", "gflops",
+                        "copy_gbps", "copy_fraction", "kernels", "mode", "speedup"});
+  csv_.flush();
+}
+
+void RowStream::device(const DeviceRow& d) {
+  copy_gbps_ = d.copy_gbps;
+  std::printf("%-10s %-10s %s (%s): copy %.1f GB/s (%.0f MiB copied, median)\n", d.backend.c_str(), d.device.c_str(),
+              d.name.c_str(), d.driver.c_str(), d.copy_gbps, d.copy_bytes / 2 / (1 << 20));
+  std::printf("\n%-10s %-*s %-5s %-14s %10s %10s %9s %9s %6s  %s\n", "backend", op_width_, "op", "dtype", "size",
+              "median ms", "min ms", "GB/s", "GFLOP/s", "%copy", "kernels");
+  std::fflush(stdout);
+}
+
+void RowStream::row(const ResultRow& x) {
+  const std::string op = row_label(x.op, x.mode);
+  if (x.status != "ok") {
+    std::printf("%-10s %-*s %-5s %-14s %s\n", x.backend.c_str(), op_width_, op.c_str(), x.dtype.c_str(), x.size.c_str(),
+                x.status.c_str());
+  } else {
+    // Matmul is judged by GFLOP/s; its fraction of copy bandwidth means nothing.
+    const std::string gflops = x.gflops > 0 ? fixed(x.gflops, 0) : "-";
+    const std::string copy = x.gflops > 0 ? "-" : fixed(100 * x.copy_fraction, 0) + "%";
+    std::printf("%-10s %-*s %-5s %-14s %10.4f %10.4f %9.1f %9s %6s  %s%s\n", x.backend.c_str(), op_width_, op.c_str(),
+                x.dtype.c_str(), x.size.c_str(), x.median_ms, x.min_ms, x.gbps, gflops.c_str(), copy.c_str(),
+                join(x.kernels).c_str(), x.device_clock ? "" : " (host clock)");
   }
+  std::fflush(stdout);
+  if (!csv_.is_open()) return;
+  csv_ << cli::csv_row({x.backend, x.op, x.dtype, x.size, x.status, std::to_string(x.reps), number(x.median_ms),
+                        number(x.min_ms), number(x.gbps), number(x.gflops), number(copy_gbps_), number(x.copy_fraction),
+                        join(x.kernels), x.mode, number(x.speedup)});
+  if (!csv_.flush()) throw ValueError("cannot write " + csv_path_);
+}
+
+void print_summaries(const Report& r) {
   print_fused(r);
   if (!r.startup.empty()) {
     std::printf("\nstartup (cold: empty XD_CACHE_DIR, warm: the same directory again; separate processes)\n");
-    std::printf("%-10s %-18s %-5s %14s %14s %14s %14s %10s\n", "backend", "op", "dtype", "cold 1st krnl", "warm 1st krnl",
-                "cold 1st call", "warm 1st call", "steady");
+    std::printf("%-10s %-18s %-5s %14s %14s %14s %14s %10s\n", "backend", "op", "dtype", "cold 1st krnl",
+                "warm 1st krnl", "cold 1st call", "warm 1st call", "steady");
     for (const auto& s : r.startup)
-      std::printf("%-10s %-18s %-5s %11.1f ms %11.1f ms %11.1f ms %11.1f ms %7.3f ms\n", s.backend.c_str(), s.op.c_str(),
-                  s.dtype.c_str(), s.cold_first_kernel_ms, s.warm_first_kernel_ms, s.cold_first_call_ms,
+      std::printf("%-10s %-18s %-5s %11.1f ms %11.1f ms %11.1f ms %11.1f ms %7.3f ms\n", s.backend.c_str(),
+                  s.op.c_str(), s.dtype.c_str(), s.cold_first_kernel_ms, s.warm_first_kernel_ms, s.cold_first_call_ms,
                   s.warm_first_call_ms, s.steady_call_ms);
   }
   print_compile_time(r);
+  std::fflush(stdout);
 }
 
 void write_json(const Report& r, const std::string& path) {
   nlohmann::json j;
+  j["xdispatch"] = cli::build_info_json();
   j["warmup"] = r.warmup;
   j["devices"] = nlohmann::json::array();
   for (const auto& d : r.devices)
-    j["devices"].push_back({{"backend", d.backend}, {"device", d.device}, {"name", d.name}, {"driver", d.driver},
-                            {"copy_gbps", d.copy_gbps}, {"copy_bytes", d.copy_bytes}});
+    j["devices"].push_back({{"backend", d.backend},
+                            {"device", d.device},
+                            {"name", d.name},
+                            {"driver", d.driver},
+                            {"copy_gbps", d.copy_gbps},
+                            {"copy_bytes", d.copy_bytes}});
   j["results"] = nlohmann::json::array();
   for (const auto& x : r.rows)
-    j["results"].push_back({{"backend", x.backend}, {"op", x.op}, {"dtype", x.dtype}, {"size", x.size},
-                            {"status", x.status}, {"reps", x.reps}, {"median_ms", x.median_ms}, {"min_ms", x.min_ms},
-                            {"gbps", x.gbps}, {"gflops", x.gflops}, {"copy_fraction", x.copy_fraction},
-                            {"device_clock", x.device_clock}, {"kernels", x.kernels}, {"mode", x.mode},
+    j["results"].push_back({{"backend", x.backend},
+                            {"op", x.op},
+                            {"dtype", x.dtype},
+                            {"size", x.size},
+                            {"status", x.status},
+                            {"reps", x.reps},
+                            {"median_ms", x.median_ms},
+                            {"min_ms", x.min_ms},
+                            {"gbps", x.gbps},
+                            {"gflops", x.gflops},
+                            {"copy_fraction", x.copy_fraction},
+                            {"device_clock", x.device_clock},
+                            {"kernels", x.kernels},
+                            {"mode", x.mode},
                             {"speedup", x.speedup}});
   j["startup"] = nlohmann::json::array();
   for (const auto& s : r.startup)
-    j["startup"].push_back({{"backend", s.backend}, {"op", s.op}, {"dtype", s.dtype},
-                            {"cold_first_kernel_ms", s.cold_first_kernel_ms}, {"warm_first_kernel_ms", s.warm_first_kernel_ms},
-                            {"cold_first_call_ms", s.cold_first_call_ms}, {"warm_first_call_ms", s.warm_first_call_ms},
+    j["startup"].push_back({{"backend", s.backend},
+                            {"op", s.op},
+                            {"dtype", s.dtype},
+                            {"cold_first_kernel_ms", s.cold_first_kernel_ms},
+                            {"warm_first_kernel_ms", s.warm_first_kernel_ms},
+                            {"cold_first_call_ms", s.cold_first_call_ms},
+                            {"warm_first_call_ms", s.warm_first_call_ms},
                             {"steady_call_ms", s.steady_call_ms}});
   j["compile_time"] = nlohmann::json::array();
   for (const auto& c : r.compile_time)
-    j["compile_time"].push_back({{"backend", c.backend}, {"op", c.op}, {"dtype", c.dtype}, {"size", c.size},
+    j["compile_time"].push_back({{"backend", c.backend},
+                                 {"op", c.op},
+                                 {"dtype", c.dtype},
+                                 {"size", c.size},
                                  {"eager_first_call_ms", c.eager_first_call_ms},
                                  {"cold_first_call_ms", c.cold_first_call_ms},
                                  {"new_object_first_call_ms", c.new_object_first_call_ms},
                                  {"warm_process_first_call_ms", c.warm_process_first_call_ms},
-                                 {"steady_call_ms", c.steady_call_ms}, {"kernels", c.kernels},
+                                 {"steady_call_ms", c.steady_call_ms},
+                                 {"kernels", c.kernels},
                                  {"eager_nodes", c.eager_nodes}});
   std::ofstream f;
   open_or_throw(f, path);
   f << j.dump(2) << "\n";
-}
-
-void write_csv(const Report& r, const std::string& path) {
-  std::ofstream f;
-  open_or_throw(f, path);
-  f << "backend,op,dtype,size,status,reps,median_ms,min_ms,gbps,gflops,copy_gbps,copy_fraction,kernels,mode,speedup\n";
-  for (const auto& x : r.rows) {
-    double copy = 0;
-    for (const auto& d : r.devices)
-      if (d.backend == x.backend) copy = d.copy_gbps;
-    std::string status = x.status;
-    for (char& c : status)
-      if (c == ',' || c == '\n') c = ';';
-    f << x.backend << ',' << x.op << ',' << x.dtype << ',' << x.size << ',' << status << ',' << x.reps << ','
-      << x.median_ms << ',' << x.min_ms << ',' << x.gbps << ',' << x.gflops << ',' << copy << ',' << x.copy_fraction
-      << ',' << join(x.kernels) << ',' << x.mode << ',' << x.speedup << '\n';
-  }
 }
 
 }  // namespace xd::bench

@@ -1,8 +1,9 @@
 // xd-bench's results: one row per (backend, workload, dtype, size), printed as an aligned table
-// and optionally written as JSON (one object: devices with their copy bandwidth, rows, startup)
-// and CSV (one line per row).
+// and optionally written as CSV (one line per row), both as each row finishes (RowStream), and as
+// JSON (one object: the build, devices with their copy bandwidth, rows, startup) at the end.
 #pragma once
 
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -59,8 +60,32 @@ struct Report {
   int warmup = 0;
 };
 
-void print_table(const Report& r);
+// The main table on stdout and the CSV file, written a row at a time and flushed after each, so
+// that a long run shows (and a killed one keeps) every finished measurement.
+class RowStream {
+ public:
+  // `op_width`: the op column's width, fixed before the first row (the longest label the
+  // selected workloads give). `csv_path` empty: no CSV; otherwise the file is created now, with
+  // its header line (ValueError when it cannot be).
+  RowStream(int op_width, const std::string& csv_path);
+  // A device's copy bandwidth line, then the table's header for its rows.
+  void device(const DeviceRow& d);
+  // One measurement: a table line and a CSV line (with its device's copy bandwidth).
+  void row(const ResultRow& x);
+
+ private:
+  int op_width_;
+  std::string csv_path_;
+  std::ofstream csv_;
+  double copy_gbps_ = 0;  // of the device whose rows follow
+};
+
+// The op column's label of a row: a fused workload's row names its mode ("chain6 compiled").
+std::string row_label(const std::string& op, const std::string& mode);
+
+// What follows the main table once every row is in: the fused rows eager vs compiled, startup,
+// xd::compile's first calls.
+void print_summaries(const Report& r);
 void write_json(const Report& r, const std::string& path);
-void write_csv(const Report& r, const std::string& path);
 
 }  // namespace xd::bench

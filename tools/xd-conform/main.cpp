@@ -11,11 +11,14 @@
 #include <xd/xd.hpp>
 
 #include "case_generator.hpp"
+#include "common/build_info.hpp"
 #include "common/cli.hpp"
 #include "common/options.hpp"
+#include "common/progress.hpp"
 #include "common/startup.hpp"
 #include "compiled/compiled_runner.hpp"
 #include "golden.hpp"
+#include "golden_folder.hpp"
 #include "npy.hpp"
 #include "report.hpp"
 #include "runner.hpp"
@@ -31,7 +34,6 @@
 #include <iostream>
 #include <map>
 #include <set>
-#include <unistd.h>
 
 namespace po = boost::program_options;
 using namespace xd::conform;
@@ -52,22 +54,6 @@ void check_backend(const std::string& name) {
                    "; available: " + available_backends() + "\n" + xd::format_load_report());
 }
 
-// An output file must be writable before any case runs: finding out only after a long run
-// would lose its results. Opening for append tests it for real (permissions, a missing folder,
-// a directory in the way) without touching an existing file; a file made only to test is removed.
-void check_writable(const std::string& option, const std::string& path) {
-  std::error_code ec;
-  const bool existed = std::filesystem::exists(path, ec);
-  bool ok = !std::filesystem::is_directory(path, ec);
-  if (ok) {
-    std::ofstream f(path, std::ios::binary | std::ios::app);
-    ok = static_cast<bool>(f);
-  }
-  if (!ok)
-    throw UsageError(option + " " + path + ": cannot be written (does its folder exist, and may it be written?)");
-  if (!existed) std::filesystem::remove(path, ec);
-}
-
 // "--op softmax --dtype f16 on opencl": what the filters were, for "no case matches".
 std::string selection_text(const std::vector<std::string>& ops, const std::vector<std::string>& dtypes,
                            const std::vector<std::string>& backends) {
@@ -78,24 +64,6 @@ std::string selection_text(const std::vector<std::string>& ops, const std::vecto
   for (size_t i = 0; i < backends.size(); ++i) s += (i ? ", " : "") + backends[i];
   return s;
 }
-
-class Progress {
- public:
-  Progress() : tty_(isatty(fileno(stderr)) != 0) {}
-  void update(size_t i, size_t n, const std::string& id) {
-    if (!tty_) return;
-    std::string line = "[" + std::to_string(i) + "/" + std::to_string(n) + "] " + id;
-    if (line.size() > 100) line = line.substr(0, 97) + "...";
-    std::fprintf(stderr, "\r\033[K%s", line.c_str());
-    std::fflush(stderr);
-  }
-  void done() {
-    if (tty_) std::fprintf(stderr, "\r\033[K");
-  }
-
- private:
-  bool tty_;
-};
 
 Record record_of(const Case& c, Outcome o) {
   Record r;
@@ -240,7 +208,7 @@ int replay_graph(const std::string& id, const std::string& dump_dir) {
 
 // --compiled: random and fixed graphs through xd::compile. Returns the records; prints how many
 // graphs ran compiled and why the others ran eagerly.
-std::vector<Record> run_compiled(const GraphOptions& g, bool list, bool verbose, Progress& progress) {
+std::vector<Record> run_compiled(const GraphOptions& g, bool list, bool verbose, xd::cli::Progress& progress) {
   const std::vector<GraphCase> cases = generate_graph_cases(g);
   std::vector<Record> records;
   if (list) {
@@ -253,10 +221,11 @@ std::vector<Record> run_compiled(const GraphOptions& g, bool list, bool verbose,
     progress.update(i + 1, cases.size(), cases[i].id);
     const GraphOutcome go = run_graph_case(cases[i]);
     if (go.outcome.status == Status::fail) {
-      progress.done();
+      progress.clear();
       std::cout << "FAIL " << cases[i].id << ": " << go.outcome.message << "\n  graph: " << recipe_text(cases[i].recipe)
                 << "\n";
     } else if (verbose) {
+      progress.clear();
       std::cout << status_name(go.outcome.status) << " " << cases[i].id << ": " << go.outcome.message << "\n";
     }
     if (go.outcome.status == Status::pass && go.outcome.case_errors.empty() &&
@@ -268,7 +237,7 @@ std::vector<Record> run_compiled(const GraphOptions& g, bool list, bool verbose,
     }
     records.push_back(record_of(cases[i], go));
   }
-  progress.done();
+  progress.clear();
   for (const std::string& b : g.backends) {
     int eager = 0;
     for (const auto& [reason, n] : eager_reasons[b]) eager += n;
@@ -282,16 +251,20 @@ int run(int argc, char** argv) {
   po::options_description opts("xd-conform: every backend against the CPU reference (and golden data)");
   std::vector<std::string> backends, ops, dtype_names;
   std::string json_path, junit_path, golden_dir, replay_id, dump_dir, seed_text = "1234";
-  opts.add_options()("help,h", "show this help")("backend,b", po::value(&backends)->composing(),
-                                                 "backend under test (repeatable; default: the one XD_BACKEND selects, "
-                                                 "else every available backend but cpu, or cpu alone)")(
+  opts.add_options()("help,h", "show this help")(
+      "version", "print the xdispatch version, plugin ABI and commit this tool was built from, and exit")(
+      "backend,b", po::value(&backends)->composing(),
+      "backend under test (repeatable; default: the one XD_BACKEND selects, "
+      "else every available backend but cpu, or cpu alone)")(
       "op", po::value(&ops)->composing(), "only this op (repeatable)")("dtype", po::value(&dtype_names)->composing(),
                                                                        "only this dtype (repeatable)")(
       "quick", "the small shape set (CI)")("seed", po::value(&seed_text),
                                            "seed of every input (default 1234); part of each case id")(
       "json", po::value(&json_path), "write every case as JSON to FILE")("junit", po::value(&junit_path),
                                                                          "write JUnit XML to FILE")(
-      "golden", po::value(&golden_dir), "run the golden cases in DIR (manifest.json + .npy) instead")(
+      "golden", po::value(&golden_dir),
+      "run the golden cases in DIR (manifest.json + .npy) instead; without DIR the installed set "
+      "(<prefix>/share/xdispatch/golden), or the source tree's tests/golden for a build-tree xd-conform")(
       "compiled",
       "run random graphs and fixed named graphs through xd::compile instead, each checked against eager execution and "
       "the CPU reference")("list", "print the case ids and exit")("replay", po::value(&replay_id),
@@ -299,8 +272,15 @@ int run(int argc, char** argv) {
       "dump", po::value(&dump_dir), "with --replay: write the inputs as .npy files into DIR")(
       "verbose,v", "print every case, not only failures");
   po::variables_map vm;
+  std::vector<std::string> args;
   try {
-    const po::parsed_options parsed = po::command_line_parser(argc, argv).options(opts).run();
+    args = with_default_golden_folder(argc, argv);
+  } catch (const std::runtime_error& e) {
+    throw UsageError(e.what());  // a bare --golden where no golden set is installed
+  }
+  try {
+    const po::parsed_options parsed =
+        po::command_line_parser(std::vector<std::string>(args.begin() + 1, args.end())).options(opts).run();
     po::store(parsed, vm);
     po::notify(vm);
     xd::cli::reject_positional(parsed);
@@ -310,6 +290,10 @@ int run(int argc, char** argv) {
   }
   if (vm.count("help")) {
     std::cout << opts;
+    return 0;
+  }
+  if (vm.count("version")) {
+    std::cout << xd::cli::version_text("xd-conform");
     return 0;
   }
   // Every value checked before anything runs: an empty path or id would otherwise read as "not
@@ -346,8 +330,8 @@ int run(int argc, char** argv) {
   if (compiled && !golden_dir.empty()) throw UsageError("--compiled and --golden are separate modes; give one");
   if (!replay_id.empty())
     return replay_id.starts_with("compiled/") ? replay_graph(replay_id, dump_dir) : replay(replay_id, dump_dir);
-  if (!json_path.empty()) check_writable("--json", json_path);
-  if (!junit_path.empty()) check_writable("--junit", junit_path);
+  if (!json_path.empty()) xd::cli::require_writable("--json", json_path);
+  if (!junit_path.empty()) xd::cli::require_writable("--junit", junit_path);
 
   // The oracle: the backend that declares itself the host reference (the CPU plugin).
   const auto loaded = xd::backends();
@@ -366,7 +350,7 @@ int run(int argc, char** argv) {
   summary.seed = seed;
   summary.backends = backends;
   const bool verbose = vm.count("verbose") != 0;
-  Progress progress;
+  xd::cli::Progress progress;
 
   if (compiled) {
     summary.mode = "compiled";
@@ -438,7 +422,7 @@ int run(int argc, char** argv) {
           summary.uncovered.push_back({k.name, k.op, k.backend, xd::dtype_name(k.dtype)});
     }
   }
-  progress.done();
+  progress.clear();
 
   for (const Record& r : summary.records) {
     if (compiled) break;  // run_compiled printed them, with each failing graph

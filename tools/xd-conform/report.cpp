@@ -1,5 +1,7 @@
 #include "report.hpp"
 
+#include "common/build_info.hpp"
+#include "common/build_info_json.hpp"
 #include "tensor_factory.hpp"
 
 #include <nlohmann/json.hpp>
@@ -152,11 +154,20 @@ void write_file(const std::string& path, const std::string& text) {
   if (!f.flush()) throw std::runtime_error("cannot write " + path);
 }
 
+// What built the tool, in each testsuite (JUnit puts properties there, not on testsuites).
+std::string junit_properties() {
+  return "    <properties>\n      <property name=\"xdispatch.version\" value=\"" +
+         xml_escape(xd::cli::library_version()) + "\"/>\n      <property name=\"xdispatch.plugin_abi\" value=\"" +
+         xml_escape(xd::cli::plugin_abi_version()) + "\"/>\n      <property name=\"xdispatch.commit\" value=\"" +
+         xml_escape(xd::cli::build_commit()) + "\"/>\n    </properties>\n";
+}
+
 }  // namespace
 
 void write_json(const RunSummary& r, const std::string& path) {
   nlohmann::json j;
   j["tool"] = "xd-conform";
+  j["xdispatch"] = xd::cli::build_info_json();
   j["mode"] = r.mode;
   j["seed"] = r.seed;
   j["backends"] = r.backends;
@@ -189,7 +200,8 @@ void write_junit(const RunSummary& r, const std::string& path) {
       secs += rec->outcome.seconds;
     }
     x << "  <testsuite name=\"xd-conform." << xml_escape(backend) << "\" tests=\"" << recs.size() << "\" failures=\""
-      << fails << "\" skipped=\"" << skips << "\" time=\"" << secs << "\">\n";
+      << fails << "\" skipped=\"" << skips << "\" time=\"" << secs << "\">\n"
+      << junit_properties();
     for (const Record* rec : recs) {
       x << "    <testcase classname=\"" << xml_escape(rec->op + "." + rec->dtype + "." + rec->backend) << "\" name=\""
         << xml_escape(rec->id) << "\" time=\"" << rec->outcome.seconds << "\"";
@@ -205,7 +217,8 @@ void write_junit(const RunSummary& r, const std::string& path) {
   }
   if (!r.uncovered.empty()) {
     x << "  <testsuite name=\"xd-conform.coverage\" tests=\"" << r.uncovered.size() << "\" failures=\""
-      << r.uncovered.size() << "\">\n";
+      << r.uncovered.size() << "\">\n"
+      << junit_properties();
     for (const UncoveredKernel& k : r.uncovered)
       x << "    <testcase classname=\"coverage\" name=\"" << xml_escape(k.name + " " + k.dtype)
         << "\"><failure message=\"registered kernel reached by no case\"/></testcase>\n";

@@ -5,8 +5,13 @@
 //   xd-info --json     the same as one JSON object: plugins (with their declared options),
 //                      backends, devices, kernels, default_device
 //   xd-info --kernels  every registered kernel, in the order each dispatch slot tries them
+//   xd-info --version  the xdispatch version, plugin ABI and commit it was built from
 // Exit status: 0 on success, 1 when XD_* settings are invalid (e.g. XD_BACKEND names an
-// unavailable backend), 2 on a usage error.
+// unavailable backend), 2 on a usage error (an unknown option, a stray positional argument).
+#include "common/build_info.hpp"
+#include "common/build_info_json.hpp"
+#include "common/cli.hpp"
+#include "common/options.hpp"
 #include "common/startup.hpp"
 
 #include <xd/plugin_abi.h>
@@ -35,6 +40,7 @@ nlohmann::json device_json(const xd::Device& d) {
 
 int print_json(const xd::Device& def) {
   nlohmann::json j;
+  j["xdispatch"] = xd::cli::build_info_json();
   j["plugins"] = nlohmann::json::array();
   for (const auto& r : xd::load_report()) {
     nlohmann::json options = nlohmann::json::array();
@@ -112,17 +118,27 @@ void print_text(const xd::Device& def) {
 int main(int argc, char** argv) {
   po::options_description opts("xd-info: plugins, devices and kernels xdispatch can see\nOptions");
   opts.add_options()("help,h", "show this help")("json", "print one JSON object instead of text")(
-      "kernels", "list every registered kernel by op, backend and dtype, in the order each slot tries them");
+      "kernels", "list every registered kernel by op, backend and dtype, in the order each slot tries them")(
+      "version", "print the xdispatch version, plugin ABI and commit this tool was built from, and exit");
   po::variables_map vm;
   try {
-    po::store(po::parse_command_line(argc, argv, opts), vm);
+    const po::parsed_options parsed = po::command_line_parser(argc, argv).options(opts).run();
+    po::store(parsed, vm);
     po::notify(vm);
+    xd::cli::reject_positional(parsed);
   } catch (const po::error& e) {
     std::fprintf(stderr, "xd-info: %s\n%s", e.what(), "try 'xd-info --help'\n");
+    return 2;
+  } catch (const xd::cli::UsageError& e) {
+    std::fprintf(stderr, "xd-info: %s\n", e.what());
     return 2;
   }
   if (vm.count("help")) {
     std::cout << opts << "\nEnvironment: XD_BACKEND, XD_DEVICES, XD_PLUGIN_PATH, XD_FALLBACK, XD_LOG (docs/env-vars.md)\n";
+    return 0;
+  }
+  if (vm.count("version")) {
+    std::cout << xd::cli::version_text("xd-info");
     return 0;
   }
   try {

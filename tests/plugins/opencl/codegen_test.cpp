@@ -6,6 +6,8 @@
 #include "codegen_util.hpp"
 #include "test_util.hpp"
 
+#include "support/run_command.hpp"
+
 #include <atomic>
 #include <filesystem>
 #include <fstream>
@@ -263,22 +265,11 @@ TEST_F(OpenclCodegen, TwoThreadsLaunchingOneKernelKeepTheirOwnArguments) {
 
 // ---------------------------------------------------------------- across processes
 
-struct Output {
-  int status;
-  std::string text;
-};
+using Output = xd::test::CommandResult;
 
 Output run_probe(const std::string& env) {
-  const std::string cmd = env + " XD_LOG=debug " XD_CODEGEN_PROBE_BIN " 2>&1";
-  Output out{-1, {}};
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return out;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.text.append(buf, n);
-  const int st = pclose(p);
-  out.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return out;
+  const std::string cmd = env + " XD_LOG=debug " XD_CODEGEN_PROBE_BIN;
+  return xd::test::run_command(cmd);
 }
 
 // Lines about generated programs that contain `what`.
@@ -295,13 +286,13 @@ TEST(OpenclCodegenCache, ASecondProcessLoadsTheGeneratedProgramWithoutCompiling)
       fs::path(XD_TEST_CACHE_DIR).parent_path() / "xd-cache-tests" / ("codegen-" + std::to_string(getpid()));
   fs::remove_all(dir);
   const Output first = run_probe("XD_CACHE_DIR=" + dir.string());
-  ASSERT_EQ(first.status, 0) << first.text;
-  EXPECT_EQ(generated_lines(first.text, "built from source"), 1u) << first.text;
-  EXPECT_EQ(generated_lines(first.text, "loaded from the disk cache"), 0u) << first.text;
+  ASSERT_EQ(first.status, 0) << first.output;
+  EXPECT_EQ(generated_lines(first.output, "built from source"), 1u) << first.output;
+  EXPECT_EQ(generated_lines(first.output, "loaded from the disk cache"), 0u) << first.output;
   const Output second = run_probe("XD_CACHE_DIR=" + dir.string());
-  ASSERT_EQ(second.status, 0) << second.text;
-  EXPECT_EQ(generated_lines(second.text, "built from source"), 0u) << second.text;
-  EXPECT_EQ(generated_lines(second.text, "loaded from the disk cache"), 1u) << second.text;
+  ASSERT_EQ(second.status, 0) << second.output;
+  EXPECT_EQ(generated_lines(second.output, "built from source"), 0u) << second.output;
+  EXPECT_EQ(generated_lines(second.output, "loaded from the disk cache"), 1u) << second.output;
   fs::remove_all(dir);
 }
 

@@ -5,6 +5,8 @@
 // loads the rebuilt entry. The probe runs under `timeout`, so a hang fails instead of stalling.
 #include "test_util.hpp"
 
+#include "support/run_command.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -18,29 +20,14 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Output {
-  int status;
-  std::string text;
-};
+using Output = xd::test::CommandResult;
 
 Output run_probe(const std::string& dir) {
-  const std::string cmd = "XD_CACHE_DIR=" + dir + " XD_LOG=debug timeout 120 " XD_PROBE_BIN " run 2>&1";
-  Output out{-1, {}};
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return out;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.text.append(buf, n);
-  const int st = pclose(p);
-  out.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return out;
+  const std::string cmd = "XD_CACHE_DIR=" + dir + " XD_LOG=debug timeout 120 " XD_PROBE_BIN " run";
+  return xd::test::run_command(cmd);
 }
 
-size_t count(const std::string& text, const std::string& what) {
-  size_t n = 0;
-  for (size_t pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + 1)) ++n;
-  return n;
-}
+size_t count(const std::string& text, const std::string& what) { return xd::test::count_occurrences(text, what); }
 
 // A cache folder in the build tree, filled by one run of the probe; returns its entries.
 std::vector<fs::path> warm_cache(const std::string& name, std::string& dir) {
@@ -48,7 +35,7 @@ std::vector<fs::path> warm_cache(const std::string& name, std::string& dir) {
       (fs::path(XD_TEST_CACHE_DIR).parent_path() / "xd-cache-tests" / (name + "-" + std::to_string(getpid()))).string();
   fs::remove_all(dir);
   const Output first = run_probe(dir);
-  EXPECT_EQ(first.status, 0) << first.text;
+  EXPECT_EQ(first.status, 0) << first.output;
   std::vector<fs::path> out;
   for (const auto& e : fs::directory_iterator(dir))
     if (e.path().extension() == ".bin") out.push_back(e.path());
@@ -66,13 +53,13 @@ void expect_rejected_and_rebuilt(const std::string& name, const std::function<vo
   fs::remove(files[0]);
   make(files[0]);
   const Output out = run_probe(dir);
-  ASSERT_EQ(out.status, 0) << out.text;
-  EXPECT_EQ(count(out.text, "cache entry " + files[0].string() + " rejected: " + reason + "; rebuilding it"), 1u)
-      << out.text;
-  EXPECT_EQ(count(out.text, "built from source"), 1u) << out.text;
+  ASSERT_EQ(out.status, 0) << out.output;
+  EXPECT_EQ(count(out.output, "cache entry " + files[0].string() + " rejected: " + reason + "; rebuilding it"), 1u)
+      << out.output;
+  EXPECT_EQ(count(out.output, "built from source"), 1u) << out.output;
   const Output again = run_probe(dir);
-  ASSERT_EQ(again.status, 0) << again.text;
-  EXPECT_EQ(count(again.text, "built from source"), cached_again ? 0u : 1u) << again.text;
+  ASSERT_EQ(again.status, 0) << again.output;
+  EXPECT_EQ(count(again.output, "built from source"), cached_again ? 0u : 1u) << again.output;
   fs::remove_all(dir);
 }
 

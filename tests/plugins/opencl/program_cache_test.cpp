@@ -3,6 +3,8 @@
 // cache" are the plugin's debug lines for the two ways a program comes to be.
 #include "test_util.hpp"
 
+#include "support/run_command.hpp"
+
 #include <filesystem>
 #include <fstream>
 #include <unistd.h>
@@ -12,29 +14,14 @@ namespace {
 namespace fs = std::filesystem;
 using namespace xdo;
 
-struct Output {
-  int status;
-  std::string text;
-};
+using Output = xd::test::CommandResult;
 
 Output run_probe(const std::string& env, const std::string& mode) {
-  const std::string cmd = env + " XD_LOG=debug " XD_PROBE_BIN " " + mode + " 2>&1";
-  Output out{-1, {}};
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return out;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.text.append(buf, n);
-  const int st = pclose(p);
-  out.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return out;
+  const std::string cmd = env + " XD_LOG=debug " XD_PROBE_BIN " " + mode;
+  return xd::test::run_command(cmd);
 }
 
-size_t count(const std::string& text, const std::string& what) {
-  size_t n = 0;
-  for (size_t pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + 1)) ++n;
-  return n;
-}
+size_t count(const std::string& text, const std::string& what) { return xd::test::count_occurrences(text, what); }
 
 // A fresh cache folder in the build tree for one test.
 std::string fresh_dir(const std::string& name) {
@@ -54,13 +41,13 @@ std::vector<fs::path> entries(const std::string& dir) {
 TEST(OpenclProgramCache, ASecondProcessLoadsProgramsWithoutBuilding) {
   const std::string dir = fresh_dir("warm");
   const Output first = run_probe("XD_CACHE_DIR=" + dir, "run");
-  ASSERT_EQ(first.status, 0) << first.text;
-  EXPECT_GE(count(first.text, "built from source"), 2u) << first.text;
-  EXPECT_EQ(entries(dir).size(), count(first.text, "built from source")) << first.text;
+  ASSERT_EQ(first.status, 0) << first.output;
+  EXPECT_GE(count(first.output, "built from source"), 2u) << first.output;
+  EXPECT_EQ(entries(dir).size(), count(first.output, "built from source")) << first.output;
   const Output second = run_probe("XD_CACHE_DIR=" + dir, "run");
-  ASSERT_EQ(second.status, 0) << second.text;
-  EXPECT_EQ(count(second.text, "built from source"), 0u) << second.text;
-  EXPECT_EQ(count(second.text, "loaded from the disk cache"), count(first.text, "built from source")) << second.text;
+  ASSERT_EQ(second.status, 0) << second.output;
+  EXPECT_EQ(count(second.output, "built from source"), 0u) << second.output;
+  EXPECT_EQ(count(second.output, "loaded from the disk cache"), count(first.output, "built from source")) << second.output;
 }
 
 TEST(OpenclProgramCache, CorruptEntriesAreRebuiltNeverTrusted) {
@@ -81,13 +68,13 @@ TEST(OpenclProgramCache, CorruptEntriesAreRebuiltNeverTrusted) {
     f.write(b, 2);
   }
   const Output out = run_probe("XD_CACHE_DIR=" + dir, "run");
-  ASSERT_EQ(out.status, 0) << out.text;
-  EXPECT_EQ(count(out.text, "checksum mismatch (corrupt)"), 1u) << out.text;
-  EXPECT_EQ(count(out.text, "built from source"), 1u) << out.text;
+  ASSERT_EQ(out.status, 0) << out.output;
+  EXPECT_EQ(count(out.output, "checksum mismatch (corrupt)"), 1u) << out.output;
+  EXPECT_EQ(count(out.output, "built from source"), 1u) << out.output;
   // The rebuilt entry is valid again.
   const Output again = run_probe("XD_CACHE_DIR=" + dir, "run");
-  EXPECT_EQ(count(again.text, "built from source"), 0u) << again.text;
-  EXPECT_EQ(count(again.text, "rejected"), 0u) << again.text;
+  EXPECT_EQ(count(again.output, "built from source"), 0u) << again.output;
+  EXPECT_EQ(count(again.output, "rejected"), 0u) << again.output;
 }
 
 TEST(OpenclProgramCache, EntriesWrittenForAnotherKeyAreRejected) {
@@ -97,9 +84,9 @@ TEST(OpenclProgramCache, EntriesWrittenForAnotherKeyAreRejected) {
   ASSERT_GE(files.size(), 2u);
   fs::copy_file(files[0], files[1], fs::copy_options::overwrite_existing);
   const Output out = run_probe("XD_CACHE_DIR=" + dir, "run");
-  ASSERT_EQ(out.status, 0) << out.text;
-  EXPECT_EQ(count(out.text, "written for another device, driver, source or options"), 1u) << out.text;
-  EXPECT_EQ(count(out.text, "built from source"), 1u) << out.text;
+  ASSERT_EQ(out.status, 0) << out.output;
+  EXPECT_EQ(count(out.output, "written for another device, driver, source or options"), 1u) << out.output;
+  EXPECT_EQ(count(out.output, "built from source"), 1u) << out.output;
 }
 
 TEST(OpenclProgramCache, TruncatedEntriesAreRebuilt) {
@@ -107,38 +94,38 @@ TEST(OpenclProgramCache, TruncatedEntriesAreRebuilt) {
   ASSERT_EQ(run_probe("XD_CACHE_DIR=" + dir, "run").status, 0);
   for (const auto& f : entries(dir)) fs::resize_file(f, fs::file_size(f) / 3);
   const Output out = run_probe("XD_CACHE_DIR=" + dir, "run");
-  ASSERT_EQ(out.status, 0) << out.text;
-  EXPECT_EQ(count(out.text, "rejected"), entries(dir).size()) << out.text;
-  EXPECT_EQ(count(out.text, "loaded from the disk cache"), 0u) << out.text;
+  ASSERT_EQ(out.status, 0) << out.output;
+  EXPECT_EQ(count(out.output, "rejected"), entries(dir).size()) << out.output;
+  EXPECT_EQ(count(out.output, "loaded from the disk cache"), 0u) << out.output;
 }
 
 TEST(OpenclProgramCache, ABuildFailureRaisesAnErrorCarryingTheBuildLog) {
   const std::string dir = fresh_dir("broken");
   // Redefining the program's dtype tag breaks the source the way a compiler error would.
   const Output out = run_probe("XD_CACHE_DIR=" + dir + " XD_OPENCL_BUILD_OPTIONS=-DXD_DT=xd_no_such_type", "run");
-  EXPECT_EQ(out.status, 1) << out.text;
-  EXPECT_NE(out.text.find("error: "), std::string::npos) << out.text;
-  EXPECT_NE(out.text.find("build log:"), std::string::npos) << out.text;
-  EXPECT_NE(out.text.find("xd_no_such_type"), std::string::npos) << out.text;
+  EXPECT_EQ(out.status, 1) << out.output;
+  EXPECT_NE(out.output.find("error: "), std::string::npos) << out.output;
+  EXPECT_NE(out.output.find("build log:"), std::string::npos) << out.output;
+  EXPECT_NE(out.output.find("xd_no_such_type"), std::string::npos) << out.output;
   EXPECT_TRUE(!fs::exists(dir) || entries(dir).empty()) << "a failed build must not be cached";
 }
 
 TEST(OpenclProgramCache, CacheDirOffBuildsWithoutWriting) {
   const Output out = run_probe("XD_CACHE_DIR=off", "run");
-  ASSERT_EQ(out.status, 0) << out.text;
-  EXPECT_EQ(count(out.text, "cached as"), 0u) << out.text;
+  ASSERT_EQ(out.status, 0) << out.output;
+  EXPECT_EQ(count(out.output, "cached as"), 0u) << out.output;
 }
 
 TEST(OpenclPlatform, WithoutAnyPlatformThePluginIsUnavailableAndCpuStillWorks) {
   const fs::path empty = fs::path(XD_TEST_CACHE_DIR).parent_path() / "xd-cache-tests" / "no-vendors";
   fs::create_directories(empty);
   const Output out = run_probe("OCL_ICD_VENDORS=" + empty.string(), "report");
-  ASSERT_EQ(out.status, 0) << out.text;
-  EXPECT_NE(out.text.find("opencl unavailable: no OpenCL platform"), std::string::npos) << out.text;
-  EXPECT_NE(out.text.find("cpu ok"), std::string::npos) << out.text;
+  ASSERT_EQ(out.status, 0) << out.output;
+  EXPECT_NE(out.output.find("opencl unavailable: no OpenCL platform"), std::string::npos) << out.output;
+  EXPECT_NE(out.output.find("cpu ok"), std::string::npos) << out.output;
   const Output run = run_probe("OCL_ICD_VENDORS=" + empty.string(), "run");
-  EXPECT_EQ(run.status, 1) << run.text;
-  EXPECT_NE(run.text.find("no OpenCL platform"), std::string::npos) << run.text;
+  EXPECT_EQ(run.status, 1) << run.output;
+  EXPECT_NE(run.output.find("no OpenCL platform"), std::string::npos) << run.output;
 }
 
 }  // namespace

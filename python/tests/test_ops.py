@@ -1,0 +1,346 @@
+"""Every op of include/xd/ops.hpp against PyTorch 1.13 (or NumPy where 1.13 lacks the op), on the
+CPU and, where built, the OpenCL device. OpenCL gets fewer cases: each new program is a kernel
+build on PoCL."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+import xdispatch as xd
+from conftest import DEVICES, TORCH_DTYPE, assert_close, to_np, to_xd
+
+FLOATS = [xd.float32, xd.float16, xd.bfloat16, xd.float64]
+LAYOUTS = ["contiguous", "transposed", "broadcast"]
+
+
+def cases(dtypes, layouts=LAYOUTS):
+    """(device, dtype, layout): every combination on the CPU, float32 in two layouts on OpenCL."""
+    out = [("cpu", d, l) for d in dtypes for l in layouts]
+    if "opencl:0" in DEVICES:
+        first = dtypes[0]
+        out += [("opencl:0", first, l) for l in layouts[:2]]
+    return out
+
+
+def operands(dtype, layout, device, positive=False, seed=0):
+    """A pair of torch tensors and the same values as xdispatch tensors in `layout`."""
+    g = torch.Generator().manual_seed(seed)
+    tdt = TORCH_DTYPE[dtype]
+
+    def make(*shape):
+        if dtype.is_floating_point:
+            t = torch.randn(*shape, generator=g, dtype=torch.float64)
+            if positive:
+                t = t.abs() + 0.5
+        else:
+            t = torch.randint(-20, 20, shape, generator=g, dtype=torch.int64)
+        return t.to(tdt)
+
+    if layout == "contiguous":
+        a, b = make(3, 5), make(3, 5)
+        return a, b, to_xd(a, device), to_xd(b, device)
+    if layout == "transposed":
+        a, b = make(5, 3), make(5, 3)
+        xa, xb = to_xd(a, device).t(), to_xd(b, device).t()
+        assert not xa.is_contiguous()
+        return a.t(), b.t(), xa, xb
+    a, b = make(3, 1), make(1, 5)
+    return a, b, to_xd(a, device), to_xd(b, device)
+
+
+BINARY = {
+    "add": lambda a, b: torch.add(a, b),
+    "sub": lambda a, b: torch.sub(a, b),
+    "mul": torch.mul,
+    "maximum": torch.maximum,
+    "minimum": torch.minimum,
+}
+
+
+@pytest.mark.parametrize("name", sorted(BINARY))
+@pytest.mark.parametrize("device,dtype,layout", cases([xd.float32, xd.float16, xd.bfloat16, xd.int32]))
+def test_binary_matches_torch(name, device, dtype, layout):
+    a, b, xa, xb = operands(dtype, layout, device)
+    assert_close(getattr(xd, name)(xa, xb), BINARY[name](a, b))
+
+
+@pytest.mark.parametrize("device,dtype,layout", cases(FLOATS))
+def test_div_matches_torch(device, dtype, layout):
+    a, b, xa, xb = operands(dtype, layout, device, positive=True)
+    assert_close(xd.div(xa, xb), torch.div(a, b))
+    assert_close(xa / xb, a / b)
+
+
+@pytest.mark.parametrize("device,dtype,layout", cases([xd.float32, xd.int64]))
+def test_add_sub_alpha_keyword(device, dtype, layout):
+    a, b, xa, xb = operands(dtype, layout, device)
+    assert_close(xd.add(xa, xb, alpha=3), torch.add(a, b, alpha=3))
+    assert_close(xd.sub(xa, xb, alpha=2), torch.sub(a, b, alpha=2))
+
+
+@pytest.mark.parametrize("name", ["eq", "lt", "gt"])
+@pytest.mark.parametrize("device,dtype,layout", cases([xd.float32, xd.int32]))
+def test_comparisons_match_torch(name, device, dtype, layout):
+    a, b, xa, xb = operands(dtype, layout, device)
+    shape = torch.broadcast_shapes(a.shape, b.shape)
+    mask = (torch.arange(math.prod(shape)) % 2 == 0).reshape(shape)
+    b_eq = torch.where(mask, a.expand(shape), b.expand(shape))  # every second element equal to a's
+    xb_eq = to_xd(b_eq, device)
+    got = getattr(xd, name)(xa, xb_eq)
+    assert got.dtype == xd.bool
+    assert_close(got, getattr(torch, name)(a, b_eq))
+
+
+def test_operators_match_torch():
+    a, b, xa, xb = operands(xd.float32, "broadcast", "cpu", positive=True)
+    assert_close(xa + xb, a + b)
+    assert_close(xa - xb, a - b)
+    assert_close(xa * xb, a * b)
+    assert_close(xa / xb, a / b)
+    assert_close(-xa, -a)
+    assert_close(abs(xa - 1.0), abs(a - 1.0))
+    assert_close(xa ** 2.0, a ** 2)
+    assert_close(xa + 1.5, a + 1.5)
+    assert_close(2.0 * xa, 2.0 * a)
+    assert_close(1.0 - xa, 1.0 - a)
+    assert_close(xa == xa, a == a)
+    assert_close(xa < xb, a < b)
+    assert_close(xa > xb, a > b)
+    y = xa.clone()
+    y += xa
+    assert_close(y, a + a)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_where_matches_torch(device):
+    a, b, xa, xb = operands(xd.float32, "broadcast", device)
+    cond = a > 0
+    assert_close(xd.where(to_xd(cond, device), xa, xb), torch.where(cond, a, b))
+
+
+UNARY = {
+    "neg": (torch.neg, False), "abs": (torch.abs, False), "exp": (torch.exp, False),
+    "log": (torch.log, True), "sqrt": (torch.sqrt, True), "rsqrt": (torch.rsqrt, True),
+    "relu": (torch.relu, False), "silu": (torch.nn.functional.silu, False),
+    "sigmoid": (torch.sigmoid, False), "tanh": (torch.tanh, False),
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNARY))
+@pytest.mark.parametrize("device,dtype,layout", cases([xd.float32, xd.bfloat16, xd.float64], LAYOUTS[:2]))
+def test_unary_matches_torch(name, device, dtype, layout):
+    ref, positive = UNARY[name]
+    a, _, xa, _ = operands(dtype, layout, device, positive=positive)
+    if dtype == xd.float16 or dtype == xd.bfloat16:  # torch 1.13 lacks some CPU half kernels
+        expected = ref(a.float()).to(a.dtype)
+    else:
+        expected = ref(a)
+    assert_close(getattr(xd, name)(xa), expected)
+
+
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+@pytest.mark.parametrize("device,dtype,layout", cases([xd.float32, xd.float64], LAYOUTS[:2]))
+def test_gelu_matches_torch(approximate, device, dtype, layout):
+    a, _, xa, _ = operands(dtype, layout, device)
+    assert_close(xd.gelu(xa, approximate=approximate), torch.nn.functional.gelu(a, approximate=approximate))
+
+
+@pytest.mark.parametrize("device,dtype,layout", cases([xd.float32, xd.float64], LAYOUTS[:2]))
+def test_pow_matches_torch(device, dtype, layout):
+    a, _, xa, _ = operands(dtype, layout, device, positive=True)
+    assert_close(xd.pow(xa, 2.5), torch.pow(a, 2.5))
+    assert_close(xd.pow(xa, exponent=-1.0), torch.pow(a, -1.0))
+
+
+@pytest.mark.parametrize("device,dtype,layout", cases([xd.float32, xd.bfloat16, xd.int32], LAYOUTS[:2]))
+@pytest.mark.parametrize("dim,keepdim", [(None, False), (0, False), (1, True), ((0, 1), False), (-1, False)])
+def test_sum_amax_amin_match_torch(device, dtype, layout, dim, keepdim):
+    a, _, xa, _ = operands(dtype, layout, device)
+    tdim = dim if dim is not None else tuple(range(a.dim()))
+    ref = a.float() if dtype == xd.bfloat16 else a
+    rtol = 3e-2 if dtype == xd.bfloat16 else None
+    assert_close(xd.sum(xa, dim=dim, keepdim=keepdim), torch.sum(ref, dim=tdim, keepdim=keepdim).to(a.dtype),
+                 rtol=rtol, atol=rtol)
+    assert_close(xd.amax(xa, dim=dim, keepdim=keepdim), torch.amax(a, dim=tdim, keepdim=keepdim))
+    assert_close(xd.amin(xa, dim, keepdim), torch.amin(a, dim=tdim, keepdim=keepdim))
+
+
+@pytest.mark.parametrize("device,dtype,layout", cases([xd.float32, xd.float64], LAYOUTS[:2]))
+def test_mean_argmax_match_torch(device, dtype, layout):
+    a, _, xa, _ = operands(dtype, layout, device)
+    assert_close(xd.mean(xa), torch.mean(a))
+    assert_close(xd.mean(xa, dim=1, keepdim=True), torch.mean(a, dim=1, keepdim=True))
+    assert xd.argmax(xa, dim=1).tolist() == torch.argmax(a, dim=1).tolist()
+    assert xd.argmax(xa, dim=0, keepdim=True).tolist() == torch.argmax(a, dim=0, keepdim=True).tolist()
+    assert xd.argmax(xa.contiguous()).item() == torch.argmax(a).item()
+
+
+@pytest.mark.parametrize("device,dtype,layout", cases([xd.float32, xd.bfloat16, xd.float64], LAYOUTS[:2]))
+@pytest.mark.parametrize("dim", [0, -1])
+def test_softmax_log_softmax_match_torch(device, dtype, layout, dim):
+    a, _, xa, _ = operands(dtype, layout, device)
+    ref = a if dtype == xd.float64 else a.float()  # bfloat16: PyTorch's f32 result, rounded
+    assert_close(xd.softmax(xa, dim), torch.softmax(ref, dim).to(a.dtype))
+    assert_close(xd.log_softmax(xa, dim=dim), torch.log_softmax(ref, dim).to(a.dtype))
+
+
+def _mats(dtype, device, transposed, *shapes, seed=1):
+    g = torch.Generator().manual_seed(seed)
+    ts = [torch.randn(*s, generator=g, dtype=torch.float64).to(TORCH_DTYPE[dtype]) for s in shapes]
+    if not transposed:
+        return ts, [to_xd(t, device) for t in ts]
+    xs = [to_xd(t.transpose(-1, -2).contiguous(), device).transpose(-1, -2) for t in ts]
+    return ts, xs
+
+
+MATMUL_TOL = {xd.float32: 1e-4, xd.float64: 1e-10, xd.float16: 1e-2, xd.bfloat16: 5e-2}
+
+
+@pytest.mark.parametrize("device,dtype,layout", cases([xd.float32, xd.float16, xd.bfloat16, xd.float64],
+                                                      ["contiguous", "transposed"]))
+def test_matmul_family_matches_torch(device, dtype, layout):
+    tr = layout == "transposed"
+    tol = MATMUL_TOL[dtype]
+    (a, b, c), (xa, xb, xc) = _mats(dtype, device, tr, (4, 6), (6, 5), (4, 5))
+    ref = lambda t: t.double()  # noqa: E731
+    assert_close(xd.mm(xa, xb), ref(a) @ ref(b), rtol=tol, atol=tol)
+    assert_close(xa @ xb, ref(a) @ ref(b), rtol=tol, atol=tol)
+    assert_close(xd.addmm(xc, xa, xb, beta=0.5, alpha=2.0),
+                 torch.addmm(ref(c), ref(a), ref(b), beta=0.5, alpha=2.0), rtol=tol, atol=tol)
+    (a3, b3, c3), (xa3, xb3, xc3) = _mats(dtype, device, tr, (2, 3, 4), (2, 4, 5), (2, 3, 5))
+    assert_close(xd.bmm(xa3, xb3), torch.bmm(ref(a3), ref(b3)), rtol=tol, atol=tol)
+    assert_close(xd.baddbmm(xc3, xa3, xb3, beta=2.0, alpha=-1.0),
+                 torch.baddbmm(ref(c3), ref(a3), ref(b3), beta=2.0, alpha=-1.0), rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_int_mm_is_exact(device):
+    g = torch.Generator().manual_seed(2)
+    a = torch.randint(-128, 128, (5, 40), generator=g, dtype=torch.int8)
+    b = torch.randint(-128, 128, (40, 3), generator=g, dtype=torch.int8)
+    got = xd.int_mm(to_xd(a, device), to_xd(b, device))
+    assert got.dtype == xd.int32
+    assert got.tolist() == (a.long() @ b.long()).tolist()
+
+
+def _fp8_from(values, dtype, device):
+    """fp8 tensor of `values` (saturating) and its exact values back in float64."""
+    x = xd.cast(xd.tensor(values, dtype=xd.float32, device=device), dtype, mode="saturate")
+    return x, to_np(x.to(xd.float32)).astype(np.float64)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("out_dtype", [xd.float32, xd.bfloat16])
+def test_scaled_mm_matches_dequantised_matmul(device, out_dtype):
+    rng = np.random.default_rng(3)
+    a, an = _fp8_from(rng.standard_normal((4, 32)).tolist(), xd.float8_e4m3fn, device)
+    b, bn = _fp8_from(rng.standard_normal((32, 8)).tolist(), xd.float8_e5m2, device)
+    sa = xd.tensor([[0.5]], device=device)
+    sb = xd.tensor([[2.0]], device=device)
+    bias = xd.tensor(rng.standard_normal(8).tolist(), dtype=out_dtype, device=device)
+    got = xd.scaled_mm(a, b, sa, sb, bias=bias, out_dtype=out_dtype)
+    assert got.dtype == out_dtype
+    expected = (an * 0.5) @ (bn * 2.0) + to_np(bias).astype(np.float64)
+    tol = 1e-4 if out_dtype == xd.float32 else 1e-2
+    np.testing.assert_allclose(to_np(got), expected, rtol=tol, atol=tol)
+
+
+def test_cast_standard_and_saturate():
+    x = xd.tensor([1.0, -3.5, 1000.0, -1e6], dtype=xd.float32)
+    assert xd.cast(x, xd.float8_e4m3fn, mode="saturate").to(xd.float32).tolist() == [1.0, -3.5, 448.0, -448.0]
+    standard = xd.cast(x, xd.float8_e4m3fn).to(xd.float32).tolist()
+    assert standard[:2] == [1.0, -3.5] and math.isnan(standard[2])  # no Inf in e4m3fn: NaN, as torch
+    assert xd.cast(x, xd.float64).tolist() == [1.0, -3.5, 1000.0, -1e6]
+    assert xd.fp8_max(xd.float8_e4m3fn) == 448.0 and xd.fp8_max(xd.float8_e5m2) == 57344.0
+
+
+def _rms_ref(x, w, eps):
+    rstd = 1.0 / np.sqrt((x.astype(np.float64) ** 2).mean(axis=-1, keepdims=True) + eps)
+    return x * rstd * w, rstd
+
+
+@pytest.mark.parametrize("device,dtype,layout", cases([xd.float32, xd.bfloat16], ["contiguous", "transposed"]))
+def test_rms_norm_and_backward_match_autograd(device, dtype, layout):
+    x, _, xx, _ = operands(dtype, layout, device, seed=4)
+    w = torch.randn(x.shape[-1], dtype=torch.float64, generator=torch.Generator().manual_seed(5)).to(x.dtype)
+    xw = to_xd(w, device)
+    eps = 1e-6
+    y, rstd = xd.rms_norm_with_rstd(xx, [x.shape[-1]], weight=xw, eps=eps)
+    xr = x.double().requires_grad_()
+    wr = w.double().requires_grad_()
+    yr = xr * torch.rsqrt(xr.pow(2).mean(-1, keepdim=True) + eps) * wr
+    tol = 1e-4 if dtype == xd.float32 else 3e-2
+    assert_close(y, yr.detach(), rtol=tol, atol=tol)
+    assert_close(xd.rms_norm(xx, x.shape[-1], weight=xw, eps=eps), yr.detach(), rtol=tol, atol=tol)
+    assert rstd.dtype == xd.float32 and rstd.shape == (3, 1)
+    grad = torch.randn(yr.shape, dtype=torch.float64, generator=torch.Generator().manual_seed(6)).to(x.dtype)
+    yr.backward(grad.double())
+    gi, gw = xd.rms_norm_backward(to_xd(grad, device), xx, [x.shape[-1]], rstd, weight=xw)
+    assert_close(gi, xr.grad, rtol=tol * 5, atol=tol * 5)
+    assert_close(gw, wr.grad, rtol=tol * 5, atol=tol * 5)
+    gi_only, none = xd.rms_norm_backward(to_xd(grad, device), xx, [x.shape[-1]], rstd, xw, (True, False))
+    assert none is None and gi_only is not None
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_quantize_int4_and_weight_int4_mm_match_the_documented_formula(device):
+    rng = np.random.default_rng(7)
+    n, k, group = 8, 64, 32
+    w = rng.standard_normal((n, k)).astype(np.float32)
+    packed, scales, zeros = xd.quantize_int4(xd.from_numpy(w).to(device), group)
+    assert packed.dtype == xd.uint8 and packed.shape == (n, k // 2)
+    assert scales.shape == (k // group, n) and zeros.dtype == xd.int8
+    p, s, z = to_np(packed), to_np(scales), to_np(zeros).astype(np.float32)
+    q = np.empty((n, k), np.float32)
+    q[:, 0::2] = p & 0xF
+    q[:, 1::2] = p >> 4
+    deq = (q - np.repeat(z.T, group, axis=1)) * np.repeat(s.T, group, axis=1)
+    assert np.all(np.abs(deq - w) <= np.repeat(s.T, group, axis=1) / 2 + 1e-6)
+    x = rng.standard_normal((3, k)).astype(np.float32)
+    got = xd.weight_int4_mm(xd.from_numpy(x).to(device), packed, scales, zeros, group_size=group)
+    np.testing.assert_allclose(to_np(got), x @ deq.T, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_creation_ops(device):
+    assert xd.empty(2, 3, device=device).shape == (2, 3)
+    assert xd.empty((4,), dtype=xd.int32, device=device).dtype == xd.int32
+    assert xd.zeros(2, 2, device=device).tolist() == [[0.0, 0.0], [0.0, 0.0]]
+    assert xd.ones((3,), dtype=xd.int64, device=device).tolist() == [1, 1, 1]
+    assert xd.full((2,), 7.5, device=device).tolist() == [7.5, 7.5]
+    assert xd.arange(5, device=device).tolist() == torch.arange(5).tolist()
+    assert xd.arange(5).dtype == xd.int64
+    assert_close(xd.arange(0.0, 1.0, 0.25, device=device), torch.arange(0.0, 1.0, 0.25))
+    assert xd.arange(2, 11, 3, device=device).tolist() == [2, 5, 8]
+    assert xd.tensor([[1, 2], [3, 4]], device=device).tolist() == [[1, 2], [3, 4]]
+    assert xd.tensor([True, False]).dtype == xd.bool
+    assert xd.tensor([1.5, 2]).dtype == xd.float32
+    assert xd.tensor(2**62 + 1).item() == 2**62 + 1  # ints stay exact beyond 2^53
+    assert xd.tensor([1, 2], dtype=xd.float64).tolist() == [1.0, 2.0]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_rand_randn_are_seeded_and_plausible(device):
+    g1, g2 = xd.Generator(123), xd.Generator(123)
+    a = xd.rand(1000, generator=g1, device=device)
+    b = xd.rand((1000,), generator=g2, device=device)
+    assert a.tolist() == b.tolist()
+    v = to_np(a)
+    assert v.min() >= 0.0 and v.max() < 1.0 and abs(v.mean() - 0.5) < 0.05
+    n = to_np(xd.randn(4000, generator=xd.Generator(9), device=device))
+    assert abs(n.mean()) < 0.1 and abs(n.std() - 1.0) < 0.1
+    xd.manual_seed(5)
+    c = xd.rand(4).tolist()
+    xd.manual_seed(5)
+    assert xd.rand(4).tolist() == c
+
+
+def test_tensor_methods_forward_to_the_functions():
+    x = xd.tensor([[1.0, -2.0], [3.0, 4.0]])
+    assert x.sum().item() == 6.0
+    assert x.sum(dim=1).tolist() == [-1.0, 7.0]
+    assert x.relu().tolist() == [[1.0, 0.0], [3.0, 4.0]]
+    assert x.add(x, alpha=2).tolist() == [[3.0, -6.0], [9.0, 12.0]]
+    assert x.softmax(dim=1).shape == (2, 2)
