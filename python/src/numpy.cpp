@@ -58,6 +58,16 @@ py::array to_numpy(const Tensor& t) {
 
 Tensor from_numpy(py::array arr) {
   const xd::Dtype dtype = from_numpy_dtype(arr.dtype());
+  // As torch.from_numpy: a read-only array is shared all the same (the library has no read-only
+  // tensors), with a warning, since a write through the tensor would change memory NumPy promised
+  // not to (a bytes object's buffer, a file mapped read-only: a crash).
+  if (!arr.writeable() &&
+      PyErr_WarnEx(PyExc_UserWarning,
+                   "from_numpy: the NumPy array is not writable; the tensor shares its memory all the same, "
+                   "and writing through the tensor is undefined. Copy the array first (numpy.array(a)) to "
+                   "write to it.",
+                   1) != 0)
+    throw py::error_already_set();  // the warning was turned into an error (-W error)
   const auto itemsize = static_cast<py::ssize_t>(xd::itemsize(dtype));
   bool direct = arr.dtype().attr("byteorder").cast<std::string>() != ">" &&
                 reinterpret_cast<uintptr_t>(arr.data()) % itemsize == 0;

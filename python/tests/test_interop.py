@@ -53,6 +53,14 @@ def test_from_numpy_copies_what_it_cannot_view():
     assert a[4] == 4.0
 
 
+def test_from_numpy_of_a_read_only_array_warns_and_still_shares():
+    a = np.arange(4, dtype=np.float32)
+    a.flags.writeable = False
+    with pytest.warns(UserWarning, match="not writable"):
+        t = xd.from_numpy(a)
+    assert t.numpy().ctypes.data == a.ctypes.data  # the same memory, not a copy
+    assert t.tolist() == [0.0, 1.0, 2.0, 3.0]
+
 @pytest.mark.parametrize("np_dtype,xd_dtype", [(np.float64, xd.float64), (np.float32, xd.float32),
                                                 (np.float16, xd.float16), (np.int8, xd.int8),
                                                 (np.uint8, xd.uint8), (np.int32, xd.int32),
