@@ -16,6 +16,8 @@
 #include <cstring>
 #include <filesystem>
 #include <set>
+#include <string>
+#include <utility>
 
 namespace fs = std::filesystem;
 
@@ -179,12 +181,12 @@ OpenedPlugin open_plugin(const std::string& path) {
 std::vector<Candidate> plugin_candidates(std::vector<std::string>& searched) {
   std::vector<Candidate> out;
   std::set<std::string> seen;
-  auto add_file = [&](const fs::path& p, bool explicit_file) {
+  auto add_file = [&](const fs::path& p, bool explicit_file, std::string skipped = {}) {
     std::error_code ec;
     const fs::path canon = fs::weakly_canonical(p, ec);
     const std::string key = ec ? p.string() : canon.string();
     if (!seen.insert(key).second) return;
-    out.push_back({p.string(), explicit_file, {}});
+    out.push_back({p.string(), explicit_file, std::move(skipped)});
   };
   auto add_dir = [&](const fs::path& dir, bool from_env) {
     searched.push_back(dir.string());
@@ -206,12 +208,10 @@ std::vector<Candidate> plugin_candidates(std::vector<std::string>& searched) {
     std::sort(files.begin(), files.end());
     std::sort(misnamed.begin(), misnamed.end());
     for (const auto& f : files) add_file(f, false);
-    for (const auto& f : misnamed) {
-      add_file(f, false);
-      if (!out.empty() && out.back().path == f.string())
-        out.back().skipped = "not loaded from a plugin folder: the name must be libxd_plugin_<name>.so "
-                             "(name it so, or list the file itself in XD_PLUGIN_PATH)";
-    }
+    for (const auto& f : misnamed)
+      add_file(f, false,
+               "not loaded from a plugin folder: the name must be libxd_plugin_<name>.so "
+               "(name it so, or list the file itself in XD_PLUGIN_PATH)");
   };
 
   if (const auto p = env("XD_PLUGIN_PATH")) {

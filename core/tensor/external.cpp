@@ -69,9 +69,6 @@ Tensor from_blob(void* data, IntList sizes, IntList strides, Dtype dtype, Device
   detail::check_rank(ndim);
   if (storage_offset < 0)
     throw ValueError(std::string(op) + ": storage_offset must be >= 0, got " + std::to_string(storage_offset));
-  int64_t numel = 1;
-  int64_t last = storage_offset;  // the largest element index reached
-  bool overflow = false;
   for (int i = 0; i < ndim; ++i) {
     if (sizes[static_cast<size_t>(i)] < 0)
       throw ValueError(std::string(op) + ": sizes must be >= 0, got " + list_str(sizes));
@@ -79,19 +76,12 @@ Tensor from_blob(void* data, IntList sizes, IntList strides, Dtype dtype, Device
       throw ValueError(std::string(op) + ": strides must be >= 0 (negative strides are not supported), got " +
                        list_str(strides));
   }
-  bool empty = false;
-  for (int i = 0; i < ndim; ++i) {
-    const int64_t s = sizes[static_cast<size_t>(i)];
-    empty = empty || s == 0;
-    overflow = overflow || __builtin_mul_overflow(numel, s, &numel);
-  }
-  // Any size 0 makes the tensor empty whatever the others (the wrapped product may read 0 too).
-  if (empty) {
-    overflow = false;
-    numel = 0;
-  }
-  if (overflow)
-    throw ValueError(std::string(op) + ": shape " + list_str(sizes) + " has more elements than int64 can count");
+  // The element count as every tensor's: 0 with any size 0 (whatever the others' product), a
+  // ValueError when it overflows int64. The row-major strides it also gives are not used.
+  int64_t unused_strides[kMaxDims];
+  const int64_t numel = detail::contiguous_strides(sizes.data(), ndim, unused_strides, op);
+  int64_t last = storage_offset;  // the largest element index reached
+  bool overflow = false;
   uint64_t nbytes = 0;
   if (numel > 0) {
     for (int i = 0; i < ndim; ++i) {
