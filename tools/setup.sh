@@ -17,6 +17,7 @@ XD_PACKAGES=(
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
   libze-dev clang-15 llvm-spirv-15 spirv-tools
   libclang-common-15-dev libtsan2 llvm  # fuzz preset (libFuzzer; llvm-symbolizer for reports), tsan preset
+  libopenmpi-dev openmpi-bin  # libxdispatch_dist (core/distributed), its tests and bench/collectives
   pybind11-dev python3-dev libdlpack-dev python3-numpy python3-torch python3-pytest python3-matplotlib  # the Python module (python/)
 )
 

@@ -6,6 +6,8 @@
 // usage error (an argument that is not a whole number in range, or a fifth argument).
 #include <xd/xd.hpp>
 
+#include "../common/parse_arg.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -18,19 +20,7 @@
 
 namespace {
 
-// argv[i] as a whole number in [1, max]: digits only, so "8x" or "-1" is not read as 8 or wrapped
-// (std::atoll took both, and "abc" as 0).
-std::optional<int64_t> parse_arg(const char* text, int64_t max) {
-  int64_t v = 0;
-  if (*text == '\0') return std::nullopt;
-  for (const char* c = text; *c != '\0'; ++c) {
-    if (*c < '0' || *c > '9') return std::nullopt;
-    v = v * 10 + (*c - '0');
-    if (v > max) return std::nullopt;
-  }
-  if (v < 1) return std::nullopt;
-  return v;
-}
+using xd_examples::parse_arg;
 
 struct Weights {
   xd::Tensor norm, gate, up, down;
