@@ -150,8 +150,36 @@ void reduce_in_place(ProcessGroup::State& g, Work::State& w, const Tensor& t, Re
 
 }  // namespace
 
+// all_reduce of a small contiguous host-memory tensor, blocking, with the group idle: straight to
+// MPI on the caller's thread, without the Work, task and view the general path builds (they cost
+// more than MPI's own latency for a few bytes). Returns false when the call does not qualify.
+static bool all_reduce_fast(ProcessGroup::State& g, const Tensor& t, ReduceOp op) {
+  const InitOptions& o = options();
+  if (!t.defined() || detail::reduction_dtype(t.dtype()) != t.dtype() || !t.is_contiguous() ||
+      t.numel() > chunk_elems(t.dtype()) || !detail::is_host_memory(t)) {
+    return false;
+  }
+  Stream s = current_stream(t.device());
+  if (!s.query()) return false;  // a host backend with work in flight: the general path waits for it
+  return detail::run_if_idle(g.collectives, [&] {
+    const uint64_t seq = g.seq++;
+    detail::WatchScope watch("all_reduce", seq, g.rank, g.name);
+    if (o.check_metadata) {
+      detail::check_across_ranks(g, CallInfo{OpKind::all_reduce, -1, static_cast<int>(op), t}, o.chunk_bytes, seq);
+    }
+    const int64_t n = t.numel();
+    if (n == 0) return;
+    void* p = detail::host_address(t);
+    detail::check_mpi(MPI_Allreduce(MPI_IN_PLACE, p, mpi_count(n), detail::mpi_type(t.dtype()),
+                                    detail::mpi_op(op, t.dtype()), g.comm),
+                      "MPI_Allreduce");
+    if (op == ReduceOp::avg) detail::divide_in_place(p, n, t.dtype(), g.size);
+  });
+}
+
 Work ProcessGroup::all_reduce(const Tensor& tensor, ReduceOp op, bool async_op) const {
   State& g = checked("all_reduce");
+  if (!async_op && all_reduce_fast(g, tensor, op)) return Work();
   auto local = check_defined(g, "all_reduce", tensor, "input");
   CallInfo info{OpKind::all_reduce, -1, static_cast<int>(op), tensor};
   return issue(g, "all_reduce", info, local, {tensor}, async_op,

@@ -2,7 +2,9 @@
 
 #include "mpi_types.hpp"
 
+#include <algorithm>
 #include <map>
+#include <span>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -32,7 +34,7 @@ std::string shape_text(const Record& r, bool rows_only) {
 
 // "ranks 0, 2: A; rank 1: B" — members grouped by the value `text` gives them.
 template <class F>
-std::string by_value(const std::vector<Record>& all, F text) {
+std::string by_value(std::span<const Record> all, F text) {
   std::map<std::string, std::vector<int>> groups;
   std::vector<std::string> order;
   for (size_t r = 0; r < all.size(); ++r) {
@@ -82,10 +84,31 @@ void check_across_ranks(ProcessGroup::State& g, const CallInfo& call, uint64_t c
     mine.ndim = call.tensor.dim();
     for (int i = 0; i < mine.ndim; ++i) mine.sizes[i] = call.tensor.size(i);
   }
-  std::vector<Record> all(static_cast<size_t>(g.size));
-  check_mpi(MPI_Allgather(&mine, sizeof(Record), MPI_BYTE, all.data(), sizeof(Record), MPI_BYTE, g.comm),
+  // Small groups (the usual case) exchange into the stack: this runs before every collective.
+  Record few[8];
+  std::vector<Record> many;
+  if (g.size > 8) many.resize(static_cast<size_t>(g.size));
+  Record* gathered = g.size > 8 ? many.data() : few;
+  check_mpi(MPI_Allgather(&mine, sizeof(Record), MPI_BYTE, gathered, sizeof(Record), MPI_BYTE, g.comm),
             "MPI_Allgather (metadata check)");
+  const std::span<const Record> all(gathered, static_cast<size_t>(g.size));
+  const bool rows = call.rows_only;
+  auto same_as_first = [&](const Record& r) {
+    const Record& f = all[0];
+    if (r.kind != f.kind || r.seq != f.seq || r.local_error != f.local_error || r.root != f.root ||
+        r.reduce_op != f.reduce_op || r.chunk_bytes != f.chunk_bytes || r.dtype != f.dtype) {
+      return false;
+    }
+    if (!call.compare_shape) return true;
+    if (r.ndim != f.ndim) return false;
+    for (int i = rows ? 1 : 0; i < r.ndim; ++i) {
+      if (r.sizes[i] != f.sizes[i]) return false;
+    }
+    return true;
+  };
+  if (std::all_of(all.begin(), all.end(), same_as_first)) return;  // the common case: all agree
 
+  // They disagree: find what, and say it.
   const std::string head = std::string("xd::dist: ") + op_kind_name(call.kind) + " #" + std::to_string(seq) +
                            " on group " + g.name + ": ";
   auto differs = [&](auto field) {
@@ -122,7 +145,6 @@ void check_across_ranks(ProcessGroup::State& g, const CallInfo& call, uint64_t c
                            by_value(all, [](const Record& r) { return std::to_string(r.chunk_bytes) + " bytes"; }));
   }
   if (!call.tensor.defined()) return;
-  const bool rows = call.rows_only;
   if (differs([](const Record& r) { return r.dtype; })) {
     throw DtypeError(head + "tensors of different dtypes: " +
                      by_value(all, [&](const Record& r) { return shape_text(r, rows); }));

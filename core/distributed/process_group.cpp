@@ -49,7 +49,8 @@ ProcessGroup ProcessGroup::new_group(const std::vector<int>& ranks) const {
   sub->name = "group{";
   for (size_t i = 0; i < ranks.size(); ++i) {
     sub->world_ranks.push_back(g.world_ranks[static_cast<size_t>(ranks[i])]);
-    sub->name += (i ? "," : "") + std::to_string(sub->world_ranks.back());
+    if (i > 0) sub->name += ",";
+    sub->name += std::to_string(sub->world_ranks.back());
   }
   sub->name += "}";
   sub->size = static_cast<int>(ranks.size());

@@ -78,32 +78,51 @@ void for_each_chunk(ProcessGroup::State& g, Work::State& w, const Tensor& flat, 
     copied_out.emplace_back(dev);
   }
   std::vector<bool> out_pending(static_cast<size_t>(r), false);
+  if (out) {
+    if (!ring.back.defined()) ring.back = Stream::create(dev);
+    // The copies back may write `flat` only after what the staging stream did to it so far (the
+    // caller's kernels it waited for, a conversion into `flat`).
+    Event start(dev);
+    start.record(ring.stream);
+    start.block(ring.back);
+  }
   auto piece = [&](int64_t k) { return std::min(chunk_elems, n - k * chunk_elems); };
   auto enqueue_in = [&](int64_t k) {
+    const size_t s = static_cast<size_t>(k % r);
     const int64_t off = k * chunk_elems, cnt = piece(k);
-    Tensor slot = slots[static_cast<size_t>(k % r)].slice(0, 0, cnt);
+    if (out_pending[s]) copied_out[s].block(ring.stream);  // the slot's copy back has read it
+    Tensor slot = slots[s].slice(0, 0, cnt);
     slot.copy_(flat.slice(0, off, off + cnt), true);
-    copied_in[static_cast<size_t>(k % r)].record(ring.stream);
+    copied_in[s].record(ring.stream);
   };
   if (in) {
     for (int64_t k = 0; k < std::min(r, chunks); ++k) enqueue_in(k);
   }
+  int64_t last_out = -1;
   for (int64_t k = 0; k < chunks; ++k) {
     const size_t s = static_cast<size_t>(k % r);
     const int64_t off = k * chunk_elems, cnt = piece(k);
     if (in) {
       copied_in[s].synchronize();
     } else if (out_pending[s]) {
-      copied_out[s].synchronize();  // the previous chunk's copy out of this slot has read it
+      copied_out[s].synchronize();  // the previous chunk's copy back out of this slot has read it
     }
     step(host_address(slots[s]), cnt, off);
     if (out) {
+      StreamGuard back(ring.back);
       Tensor dst = flat.slice(0, off, off + cnt);
       dst.copy_(slots[s].slice(0, 0, cnt), true);
-      copied_out[s].record(ring.stream);
+      copied_out[s].record(ring.back);
       out_pending[s] = true;
+      last_out = k;
     }
-    if (in && k + r < chunks) enqueue_in(k + r);  // after this slot's copy out, in stream order
+    if (in && k + r < chunks) enqueue_in(k + r);
+  }
+  if (last_out >= 0) {
+    // Everything after the collective (write-back kernels, the completion event) follows the
+    // staging stream: join the copies back into it. They run in order, so the last one suffices.
+    copied_out[static_cast<size_t>(last_out % r)].block(ring.stream);
+    flat.record_stream(ring.back);
   }
   flat.record_stream(ring.stream);
   record_completion(g, w, dev);

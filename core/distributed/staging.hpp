@@ -1,7 +1,8 @@
 // A tensor's memory as MPI sees it. Host-memory tensors (the CPU backend) are handed to MPI as
 // they are. Device tensors are staged through a ring of pinned host chunks on a stream of the
-// group's own: device-to-host copies of later chunks and host-to-device copies of earlier ones run
-// on the device while MPI moves the current chunk.
+// group's own: device-to-host copies of later chunks (on one stream) and host-to-device copies of
+// earlier ones (on another, so that both directions of the bus are busy) run while MPI moves the
+// current chunk.
 #pragma once
 
 #include "state.hpp"

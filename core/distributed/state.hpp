@@ -40,7 +40,8 @@ namespace detail {
 // Pinned host buffers that stage device tensors, per device and dtype, plus the stream their
 // copies run on. Owned by one group and used only by the thread that runs its collectives.
 struct StagingRing {
-  Stream stream;
+  Stream stream;  // device-to-host copies and the collective's kernels
+  Stream back;    // host-to-device copies, so that both directions of the bus carry data at once
   std::map<int, std::vector<Tensor>> slots;  // dtype -> ring of chunk buffers
 };
 
@@ -109,6 +110,30 @@ Work submit(ProcessGroup::State& g, ProcessGroup::State::Lane& lane, std::functi
            bool async_op);
 // The lane whose call the calling thread is running (its staging rings).
 ProcessGroup::State::Lane& current_lane();
+
+// Runs `f` on the calling thread, in its turn, when nothing is queued or running on `lane`, and
+// returns true; returns false (running nothing) otherwise. The fast path of a small blocking call:
+// no Work, no hand-off. Exceptions from `f` propagate after the turn is passed on.
+template <class F>
+bool run_if_idle(ProcessGroup::State::Lane& lane, F&& f) {
+  {
+    std::lock_guard lock(lane.mutex);
+    if (lane.stopping || !lane.queue.empty() || lane.next_to_run != lane.issued) return false;
+    ++lane.issued;
+  }
+  struct PassTurn {
+    ProcessGroup::State::Lane& lane;
+    ~PassTurn() {
+      {
+        std::lock_guard lock(lane.mutex);
+        ++lane.next_to_run;
+      }
+      lane.cv.notify_all();
+    }
+  } pass{lane};
+  f();
+  return true;
+}
 
 // "rank 2 of world" style prefix for messages.
 std::string where(const ProcessGroup::State& g, const char* op);

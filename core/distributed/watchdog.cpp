@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 namespace xd::dist::detail {
 namespace {
@@ -14,7 +15,9 @@ namespace {
 struct Watchdog {
   std::mutex mutex;
   std::condition_variable cv;
-  std::list<WatchEntry> active;
+  // Slots reused through `free`, so that watching a collective allocates nothing once warm.
+  std::vector<WatchEntry> slots;
+  std::vector<size_t> free;
   std::chrono::milliseconds timeout{0};
   int world_rank = 0;
   int world_size = 1;
@@ -48,8 +51,8 @@ void run(Watchdog& w) {
     w.cv.wait_for(lock, interval);
     if (w.stop) break;
     const auto now = std::chrono::steady_clock::now();
-    for (const WatchEntry& e : w.active) {
-      if (now - e.start > w.timeout) abort_job(e, w.timeout, w.world_rank, w.world_size);
+    for (const WatchEntry& e : w.slots) {
+      if (e.active && now - e.start > w.timeout) abort_job(e, w.timeout, w.world_rank, w.world_size);
     }
   }
 }
@@ -60,7 +63,19 @@ WatchScope::WatchScope(const char* op, uint64_t seq, int rank, const std::string
   Watchdog& w = watchdog();
   std::lock_guard lock(w.mutex);
   if (!w.running) return;
-  it_ = w.active.insert(w.active.end(), WatchEntry{std::chrono::steady_clock::now(), op, seq, rank, group});
+  if (w.free.empty()) {
+    w.free.push_back(w.slots.size());
+    w.slots.emplace_back();
+  }
+  slot_ = w.free.back();
+  w.free.pop_back();
+  WatchEntry& e = w.slots[slot_];
+  e.active = true;
+  e.start = std::chrono::steady_clock::now();
+  e.op = op;
+  e.seq = seq;
+  e.rank = rank;
+  e.group = group;
   active_ = true;
 }
 
@@ -68,7 +83,8 @@ WatchScope::~WatchScope() {
   if (!active_) return;
   Watchdog& w = watchdog();
   std::lock_guard lock(w.mutex);
-  w.active.erase(it_);
+  w.slots[slot_].active = false;
+  w.free.push_back(slot_);
 }
 
 void start_watchdog(std::chrono::milliseconds timeout, int world_rank, int world_size) {

@@ -6,16 +6,16 @@
 
 #include <chrono>
 #include <cstdint>
-#include <list>
 #include <string>
 
 namespace xd::dist::detail {
 
 struct WatchEntry {
+  bool active = false;
   std::chrono::steady_clock::time_point start;
-  const char* op;
-  uint64_t seq;
-  int rank;
+  const char* op = "";
+  uint64_t seq = 0;
+  int rank = 0;
   std::string group;
 };
 
@@ -28,7 +28,7 @@ class WatchScope {
   WatchScope& operator=(const WatchScope&) = delete;
 
  private:
-  std::list<WatchEntry>::iterator it_;
+  size_t slot_ = 0;
   bool active_ = false;
 };
 

@@ -202,15 +202,18 @@ TEST(Collectives, AllGatherOfAListTakesUnevenSizesAndEmptyContributions) {
 }
 
 TEST(Collectives, ReduceScatterKeepsEachRanksBlock) {
-  for (Dtype d : {Dtype::f32, Dtype::bf16, Dtype::i32, Dtype::f64, Dtype::u8}) {
-    for (ReduceOp op : {ReduceOp::sum, ReduceOp::avg, ReduceOp::max}) {
-      const int64_t block = 6, n = block * size();
-      Tensor in = tensor(values(rank(), n, d, op), {n}, cpu()).to(d).to(dev());
-      Tensor out = zeros({block}, d, dev());
-      world().reduce_scatter(out, in, op);
-      std::vector<double> want(static_cast<size_t>(block));
-      for (int64_t i = 0; i < block; ++i) want[static_cast<size_t>(i)] = reduce_expected(rank() * block + i, d, op, size());
-      expect_values(out, want, label("reduce_scatter", d, false, reduce_op_name(op)));
+  for (Dtype d : kDtypes) {
+    for (ReduceOp op : kOps) {
+      for (bool strided : {false, true}) {
+        const int64_t block = 6, n = block * size();
+        Placed in = place(values(rank(), n, d, op), d, strided);
+        Tensor out = zeros({block}, d, dev());
+        if (strided) out = zeros({block, 2}, d, dev()).select(1, 1);
+        world().reduce_scatter(out, in.t, op);
+        std::vector<double> want(static_cast<size_t>(block));
+        for (int64_t i = 0; i < block; ++i) want[static_cast<size_t>(i)] = reduce_expected(rank() * block + i, d, op, size());
+        expect_values(out, want, label("reduce_scatter", d, strided, reduce_op_name(op)));
+      }
     }
   }
 }
@@ -222,14 +225,37 @@ TEST(Collectives, AllToAllWithEqualAndUnevenSplits) {
   for (int j = 0; j < n; ++j) {
     for (int k = 0; k < 6; ++k) mine.push_back(100 * rank() + 10 * j + k);
   }
-  Tensor in = tensor(mine, {2 * n, 3}, cpu()).to(Dtype::i32).to(dev());
-  Tensor out = zeros({2 * n, 3}, Dtype::i32, dev());
-  world().all_to_all(out, in);
   std::vector<double> want;
   for (int r = 0; r < n; ++r) {
     for (int k = 0; k < 6; ++k) want.push_back(100 * r + 10 * rank() + k);
   }
-  expect_values(out, want, "all_to_all equal");
+  for (Dtype d : {Dtype::i32, Dtype::f32, Dtype::f64, Dtype::i64, Dtype::f16, Dtype::bf16}) {
+    for (bool strided : {false, true}) {
+      Tensor in = tensor(mine, {2 * n, 3}, cpu()).to(d).to(dev());
+      Tensor out = zeros({2 * n, 3}, d, dev());
+      if (strided) {  // both sides non-contiguous: every other column of a wider tensor
+        Tensor wide = zeros({2 * n, 6}, d, dev());
+        Tensor cols = wide.slice(1, 0, 6, 2);
+        cols.copy_(in);
+        in = cols;
+        out = zeros({2 * n, 6}, d, dev()).slice(1, 1, 6, 2);
+      }
+      world().all_to_all(out, in);
+      // The values moved as they are: what `d` holds of them (bf16 rounds 321 to 320).
+      expect_values(out, tensor(want, {static_cast<int64_t>(want.size())}, cpu()).to(d).to_vector<double>(),
+                    label("all_to_all", d, strided));
+    }
+  }
+  // Bytes moved as they are: i8/u8/bool (the values are large for them, so a separate check).
+  for (Dtype d : {Dtype::i8, Dtype::u8, Dtype::boolean}) {
+    std::vector<double> small, expect;
+    for (int j = 0; j < n; ++j) small.push_back((rank() + j) % 2);
+    for (int r = 0; r < n; ++r) expect.push_back((r + rank()) % 2);
+    Tensor in = tensor(small, {n}, cpu()).to(d).to(dev());
+    Tensor out = zeros({n}, d, dev());
+    world().all_to_all(out, in);
+    expect_values(out, expect, label("all_to_all", d, false));
+  }
 
   // Uneven: rank r sends (j + 1) rows of 2 to rank j, so rank j receives j + 1 rows from everyone.
   std::vector<int64_t> in_splits, out_splits;
@@ -252,15 +278,17 @@ TEST(Collectives, AllToAllWithEqualAndUnevenSplits) {
 TEST(Collectives, SendAndRecvAroundARingInManyChunks) {
   if (size() < 2) GTEST_SKIP() << "needs two ranks";
   const int next = (rank() + 1) % size(), prev = (rank() + size() - 1) % size();
-  for (Dtype d : {Dtype::f32, Dtype::bf16, Dtype::i8}) {
-    const int64_t n = 5000;  // several 4 KiB chunks
-    Tensor out = tensor(values(rank(), n, d), {n}, cpu()).to(d).to(dev());
-    Placed in = place(std::vector<double>(static_cast<size_t>(n), 0), d, true);
-    Work s = world().send(out, next, 3, /*async_op=*/true);
-    world().recv(in.t, prev, 3);
-    s.wait();
-    expect_values(in.t, values(prev, n, d), label("recv", d, true));
-    expect_untouched_padding(in, label("recv", d, true));
+  for (Dtype d : kDtypes) {
+    for (bool strided : {false, true}) {
+      const int64_t n = 5000;  // several 4 KiB chunks
+      Placed out = place(values(rank(), n, d), d, strided);
+      Placed in = place(std::vector<double>(static_cast<size_t>(n), 0), d, !strided);
+      Work s = world().send(out.t, next, 3, /*async_op=*/true);
+      world().recv(in.t, prev, 3);
+      s.wait();
+      expect_values(in.t, values(prev, n, d), label("recv", d, !strided));
+      expect_untouched_padding(in, label("recv", d, !strided));
+    }
   }
 }
 
