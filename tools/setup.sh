@@ -13,7 +13,7 @@ XD_PACKAGES=(
   cmake ninja-build g++ pkg-config
   libgtest-dev libbenchmark-dev
   libboost-dev libboost-program-options-dev nlohmann-json3-dev
-  libdnnl-dev
+  libdnnl-dev libhwy-dev  # oneDNN matmul; Highway, the CPU fast kernels' vectors
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
   libze-dev clang-15 llvm-spirv-15 spirv-tools
   libclang-common-15-dev libtsan2 llvm  # fuzz preset (libFuzzer; llvm-symbolizer for reports), tsan preset

@@ -1,8 +1,9 @@
-// The CPU reference backend: the two exported entry points of the plugin ABI.
+// The CPU backend: the two exported entry points of the plugin ABI (docs/backends/cpu.md).
 //
-// It is the conformance oracle every other backend is compared with, so its kernels favour
-// obvious correctness (accumulation in double, fixed summation orders independent of threads
-// and layouts) and add contiguous fast paths and OpenMP only where they do not change results.
+// Its reference loops (kernels/) are the conformance oracle every other backend is compared
+// with, so they favour obvious correctness (accumulation in double, fixed summation orders
+// independent of threads and layouts). The fast kernels (kernels/fast/) stand in front of them
+// in each slot, declining what they do not take; XD_CPU_KERNELS=reference leaves them out.
 // It declares itself the host reference (XD_PLUGIN_FLAG_HOST_REFERENCE): xd::cpu(), the default
 // device and the target of XD_FALLBACK=cpu.
 #include "codegen/codegen.hpp"
@@ -11,16 +12,24 @@
 
 #include <xd/plugin.hpp>
 
+#include <vector>
+
 #ifndef XD_CPU_PLUGIN_VERSION
 #define XD_CPU_PLUGIN_VERSION "0.0.0"
 #endif
 
 XD_PLUGIN_EXPORT xd_status xd_plugin_query(xd_plugin_info* info) {
   xd::plugin::identity id{"cpu", XD_CPU_PLUGIN_VERSION,
-                          "CPU reference backend (plain loops, OpenMP, oneDNN matmul where available)",
+                          "CPU backend (Highway-vectorised, OpenMP kernels in front of the reference loops; oneDNN matmul where available)",
                           XD_DEVICE_KIND_CPU};
   id.flags = XD_PLUGIN_FLAG_HOST_REFERENCE;
-  id.options = xd::cpu::codegen::options();
+  // The codegen's options (XD_CXX, XD_CACHE_DIR) and the kernels' (XD_CPU_KERNELS).
+  static const std::vector<xd_option_desc> options = [] {
+    std::vector<xd_option_desc> all(xd::cpu::codegen::options().begin(), xd::cpu::codegen::options().end());
+    all.push_back(xd::cpu::kernels_option());
+    return all;
+  }();
+  id.options = options;
   return xd::plugin::fill_info(info, id);
 }
 

@@ -1,7 +1,8 @@
 // xd-bench as a user runs it: results land in JSON and CSV with the traffic / flop model applied
-// to the measured median, unregistered (op, dtype) pairs are skipped rather than failed, bad
-// options exit 2 saying what was wrong, --startup reports cold and warm child processes, fused
-// workloads report an eager and an xd::compile row each, and --compile-time its first calls.
+// to the measured median, the host device's copy reference has a plain memcpy's beside it,
+// unregistered (op, dtype) pairs are skipped rather than failed, bad options exit 2 saying what
+// was wrong, --startup reports cold and warm child processes, fused workloads report an eager and
+// an xd::compile row each, and --compile-time its first calls.
 // Nothing here judges a time: performance claims live in docs/performance.md.
 #include "support/run_command.hpp"
 #include "support/temp_dir.hpp"
@@ -52,6 +53,14 @@ TEST(XdBench, JsonAndCsvCarryEveryMeasurementWithTheTrafficModelApplied) {
   ASSERT_EQ(j["devices"].size(), 1u);
   const double copy = j["devices"][0]["copy_gbps"].get<double>();
   EXPECT_GT(copy, 0);
+  // The CPU is the host device: a plain memcpy of the same bytes is timed beside the copy kernel,
+  // in the header line and in the JSON.
+  ASSERT_TRUE(j["devices"][0].contains("memcpy_gbps")) << j["devices"][0].dump();
+  const double memcpy_gbps = j["devices"][0]["memcpy_gbps"].get<double>();
+  EXPECT_GT(memcpy_gbps, 0);
+  EXPECT_NEAR(j["devices"][0]["copy_vs_memcpy"].get<double>(), copy / memcpy_gbps, 1e-9);
+  EXPECT_NE(r.output.find(" GB/s, memcpy "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("% of memcpy; 4 MiB copied, medians)"), std::string::npos) << r.output;
   ASSERT_EQ(j["results"].size(), 4u);
   const double n = 96 * 40;
   // bytes = each input read once + each output written once, in its own dtype.

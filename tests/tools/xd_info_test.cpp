@@ -186,6 +186,32 @@ TEST(XdInfo, AMalformedPluginOptionWarnsAndKeepsTheDefault) {
       << r.output;
 }
 
+TEST(XdInfo, CpuFastKernelsComeBeforeTheReferenceLoops) {
+  const auto r = run("", "--kernels");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto fast = r.output.find("f32       cpu.softmax.fast");
+  const auto loop = r.output.find("f32       cpu.softmax\n");
+  ASSERT_NE(fast, std::string::npos) << r.output;
+  ASSERT_NE(loop, std::string::npos) << r.output;
+  EXPECT_LT(fast, loop);
+}
+
+TEST(XdInfo, CpuKernelsReferenceRegistersOnlyTheReferenceLoops) {
+  const auto r = run("XD_CPU_KERNELS=reference", "--kernels");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(r.output.find(".fast"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("f32       cpu.softmax\n"), std::string::npos) << r.output;
+}
+
+TEST(XdInfo, AMalformedCpuKernelsWarnsAndKeepsTheFastKernels) {
+  const auto r = run("XD_LOG=warn XD_CPU_KERNELS=slow", "--kernels");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("cpu: XD_CPU_KERNELS='slow' is not valid (accepted: fast, reference); using the default fast"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("cpu.softmax.fast"), std::string::npos) << r.output;
+}
+
 TEST(XdInfo, KernelsListsEveryKernelInTheOrderItsSlotTriesThem) {
   const auto r = run("", "--kernels");
   ASSERT_EQ(r.status, 0) << r.output;

@@ -1,6 +1,7 @@
 // xd-bench: per op x backend x dtype x size, the median time of N calls after warm-up, timed
 // with device events; GB/s under the traffic model of workload.hpp (or GFLOP/s for matmul); and
-// that as a fraction of the device's copy bandwidth, measured in the same run by the copy kernel.
+// that as a fraction of the device's copy bandwidth, measured in the same run by the copy kernel
+// (on the host device, beside a plain std::memcpy of the same bytes: the copy kernel's yardstick).
 // With --startup, cold vs warm start through the program cache (startup.hpp). Fused workloads
 // (chain6, llama_mlp, ...) run twice, eagerly and through xd::compile (fused_workload.cpp); with
 // --compile-time, xd::compile's first calls, cold and warm (compile_time.hpp).
@@ -110,7 +111,19 @@ Options parse(int argc, char** argv, po::options_description& opts) {
   return o;
 }
 
-// The copy kernel's bandwidth on `device`: f32 copy of copy_mib MiB, read + write counted.
+// Whether `device` is the host reference device (its memory is host memory); false when no
+// loaded backend declares one.
+bool is_host_device(xd::Device device) {
+  try {
+    return device == xd::cpu();
+  } catch (const xd::BackendError&) {
+    return false;
+  }
+}
+
+// The copy kernel's bandwidth on `device`: f32 copy of copy_mib MiB, read + write counted. On the
+// host device also a plain std::memcpy of the same bytes, same warm-up and reps, its median: the
+// yardstick that says whether the copy kernel (and so every %copy below it) is honest.
 DeviceRow copy_reference(const std::string& backend, xd::Device device, const Options& o) {
   DeviceRow d;
   d.backend = backend;
@@ -122,6 +135,13 @@ DeviceRow copy_reference(const std::string& backend, xd::Device device, const Op
   const Timing t = measure(p, device, o.warmup, o.reps);
   d.copy_bytes = p.bytes;
   d.copy_gbps = p.bytes / (t.median() * 1e6);
+  if (is_host_device(device)) {
+    const Timing m = measure_memcpy(static_cast<size_t>(n) * 4, o.warmup, o.reps);
+    if (m.median() > 0) {
+      d.memcpy_gbps = p.bytes / (m.median() * 1e6);  // read + write, as the copy
+      d.copy_vs_memcpy = d.copy_gbps / d.memcpy_gbps;
+    }
+  }
   return d;
 }
 

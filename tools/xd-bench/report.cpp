@@ -96,8 +96,15 @@ RowStream::RowStream(int op_width, const std::string& csv_path) : op_width_(op_w
 
 void RowStream::device(const DeviceRow& d) {
   copy_gbps_ = d.copy_gbps;
-  std::printf("%-10s %-10s %s (%s): copy %.1f GB/s (%.0f MiB copied, median)\n", d.backend.c_str(), d.device.c_str(),
-              d.name.c_str(), d.driver.c_str(), d.copy_gbps, d.copy_bytes / 2 / (1 << 20));
+  if (d.memcpy_gbps > 0)
+    std::printf(
+        "%-10s %-10s %s (%s): copy %.1f GB/s, memcpy %.1f GB/s (copy = %.0f%% of memcpy; %.0f MiB copied, "
+        "medians)\n",
+        d.backend.c_str(), d.device.c_str(), d.name.c_str(), d.driver.c_str(), d.copy_gbps, d.memcpy_gbps,
+        100 * d.copy_vs_memcpy, d.copy_bytes / 2 / (1 << 20));
+  else
+    std::printf("%-10s %-10s %s (%s): copy %.1f GB/s (%.0f MiB copied, median)\n", d.backend.c_str(), d.device.c_str(),
+                d.name.c_str(), d.driver.c_str(), d.copy_gbps, d.copy_bytes / 2 / (1 << 20));
   std::printf("\n%-10s %-*s %-5s %-14s %10s %10s %9s %9s %6s  %s\n", "backend", op_width_, "op", "dtype", "size",
               "median ms", "min ms", "GB/s", "GFLOP/s", "%copy", "kernels");
   std::fflush(stdout);
@@ -144,13 +151,15 @@ void write_json(const Report& r, const std::string& path) {
   j["xdispatch"] = cli::build_info_json();
   j["warmup"] = r.warmup;
   j["devices"] = nlohmann::json::array();
-  for (const auto& d : r.devices)
-    j["devices"].push_back({{"backend", d.backend},
-                            {"device", d.device},
-                            {"name", d.name},
-                            {"driver", d.driver},
-                            {"copy_gbps", d.copy_gbps},
-                            {"copy_bytes", d.copy_bytes}});
+  for (const auto& d : r.devices) {
+    nlohmann::json dj = {{"backend", d.backend}, {"device", d.device},       {"name", d.name},
+                         {"driver", d.driver},   {"copy_gbps", d.copy_gbps}, {"copy_bytes", d.copy_bytes}};
+    if (d.memcpy_gbps > 0) {  // the host device only
+      dj["memcpy_gbps"] = d.memcpy_gbps;
+      dj["copy_vs_memcpy"] = d.copy_vs_memcpy;
+    }
+    j["devices"].push_back(std::move(dj));
+  }
   j["results"] = nlohmann::json::array();
   for (const auto& x : r.rows)
     j["results"].push_back({{"backend", x.backend},

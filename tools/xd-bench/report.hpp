@@ -1,6 +1,7 @@
 // xd-bench's results: one row per (backend, workload, dtype, size), printed as an aligned table
 // and optionally written as CSV (one line per row), both as each row finishes (RowStream), and as
-// JSON (one object: the build, devices with their copy bandwidth, rows, startup) at the end.
+// JSON (one object: the build, devices with their copy bandwidth (and, for the host device, a
+// plain memcpy's beside it), rows, startup) at the end.
 #pragma once
 
 #include <fstream>
@@ -16,6 +17,11 @@ struct DeviceRow {
   std::string driver;
   double copy_gbps = 0;  // median of the copy kernel at copy_bytes
   double copy_bytes = 0;
+  // The host reference device only (its memory is host memory): a plain std::memcpy of the same
+  // bytes between two host buffers, in the same run, counted the same way (read + write); 0 on
+  // every other device, which then has neither in its header line nor in the JSON.
+  double memcpy_gbps = 0;
+  double copy_vs_memcpy = 0;  // copy_gbps / memcpy_gbps
 };
 
 struct ResultRow {
@@ -68,7 +74,8 @@ class RowStream {
   // selected workloads give). `csv_path` empty: no CSV; otherwise the file is created now, with
   // its header line (ValueError when it cannot be).
   RowStream(int op_width, const std::string& csv_path);
-  // A device's copy bandwidth line, then the table's header for its rows.
+  // A device's copy bandwidth line (with the memcpy yardstick on the host device), then the
+  // table's header for its rows.
   void device(const DeviceRow& d);
   // One measurement: a table line and a CSV line (with its device's copy bandwidth).
   void row(const ResultRow& x);

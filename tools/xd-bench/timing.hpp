@@ -22,4 +22,9 @@ struct Timing {
 
 Timing measure(const Prepared& p, Device device, int warmup, int reps);
 
+// A plain std::memcpy of `bytes` bytes between two host buffers, allocated once and written
+// before the first call (so no page is first touched while timed), timed on the host clock per
+// call after `warmup` untimed calls: the yardstick the host device's copy kernel is held to.
+Timing measure_memcpy(size_t bytes, int warmup, int reps);
+
 }  // namespace xd::bench

@@ -36,28 +36,38 @@ std::string error_type(const std::exception& e) {
   return "std::exception";
 }
 
+std::vector<std::string> slot_kernels(const std::string& backend, const std::string& op, Dtype dtype) {
+  std::vector<std::string> names;
+  for (const KernelInfo& k : kernels())
+    if (k.backend == backend && k.op == op && k.dtype == dtype) names.push_back(k.name);
+  return names;
+}
+
+KernelIsolation::KernelIsolation(const std::string& backend, const std::string& op, Dtype dtype,
+                                 const std::string& kernel) {
+  if (kernel.empty()) return;
+  for (const std::string& name : slot_kernels(backend, op, dtype)) {
+    if (name == kernel) continue;
+    set_kernel_enabled(name, false);
+    disabled_.push_back(name);
+  }
+}
+
+KernelIsolation::~KernelIsolation() {
+  for (const std::string& n : disabled_) set_kernel_enabled(n, true);
+}
+
 namespace {
+std::string last_kernel(const std::string& op, Dtype dtype) {
+  const std::vector<std::string> names = slot_kernels(cpu().backend(), op, dtype);
+  return names.size() > 1 ? names.back() : std::string();
+}
+}  // namespace
 
-// Enables only `kernel` in its slot for the lifetime of the guard.
-class KernelIsolation {
- public:
-  KernelIsolation(const Case& c) {
-    if (c.kernel.empty()) return;
-    for (const KernelInfo& k : kernels()) {
-      if (k.backend != c.backend || k.op != c.schema.name || k.dtype != c.dtype || k.name == c.kernel) continue;
-      set_kernel_enabled(k.name, false);
-      disabled_.push_back(k.name);
-    }
-  }
-  ~KernelIsolation() {
-    for (const std::string& n : disabled_) set_kernel_enabled(n, true);
-  }
-  KernelIsolation(const KernelIsolation&) = delete;
-  KernelIsolation& operator=(const KernelIsolation&) = delete;
+ReferenceIsolation::ReferenceIsolation(const std::string& op, Dtype dtype)
+    : KernelIsolation(cpu().backend(), op, dtype, last_kernel(op, dtype)) {}
 
- private:
-  std::vector<std::string> disabled_;
-};
+namespace {
 
 void fail(Outcome& o, const std::string& why) {
   o.status = Status::fail;
@@ -94,6 +104,7 @@ Outcome run_case(const Case& c) {
     std::vector<Tensor> expected;
     std::string ref_error, ref_type;
     try {
+      const ReferenceIsolation oracle(c.schema.name, c.dtype);
       expected = family->invoke({c.schema, c.dtype, in.reference, c.attrs, cpu(), c.seed});
     } catch (const std::exception& e) {
       ref_error = e.what();
@@ -104,7 +115,7 @@ Outcome run_case(const Case& c) {
     std::string tgt_error, tgt_type;
     const uint64_t fallbacks = fallback_count();
     {
-      KernelIsolation only(c);
+      const KernelIsolation only(c.backend, c.schema.name, c.dtype, c.kernel);
       try {
         got = family->invoke({c.schema, c.dtype, in.target, c.attrs, target, c.seed});
       } catch (const std::exception& e) {

@@ -38,8 +38,33 @@ struct Outcome {
   double seconds = 0;
 };
 
-// Every exception is caught and turned into an outcome.
+// Every exception is caught and turned into an outcome. The expected values come from the CPU
+// reference's *last* kernel of the slot (its reference loop: a backend's list ends with its
+// general kernel), so a fast CPU kernel in front of it is itself checked against the loop.
 Outcome run_case(const Case& c);
+
+// The kernels registered for (backend, op, dtype), in the order the slot tries them.
+std::vector<std::string> slot_kernels(const std::string& backend, const std::string& op, Dtype dtype);
+
+// Enables only `kernel` in the slot (backend, op, dtype) for the guard's lifetime (every other
+// kernel of the slot is disabled, then re-enabled). An empty kernel name changes nothing.
+// Not thread-safe: the switch is process-wide, and xd-conform runs cases one at a time.
+class KernelIsolation {
+ public:
+  KernelIsolation(const std::string& backend, const std::string& op, Dtype dtype, const std::string& kernel);
+  ~KernelIsolation();
+  KernelIsolation(const KernelIsolation&) = delete;
+  KernelIsolation& operator=(const KernelIsolation&) = delete;
+
+ private:
+  std::vector<std::string> disabled_;
+};
+
+// Isolates the host reference's last kernel of (op, dtype): what the expected values come from.
+class ReferenceIsolation : public KernelIsolation {
+ public:
+  ReferenceIsolation(const std::string& op, Dtype dtype);
+};
 
 // The most specific xd::Error type of an exception ("ShapeError", ...), for "both sides raise
 // the same error".

@@ -1,7 +1,10 @@
 // The CPU backend's one registration list: every kernel, in the order its dispatch slot tries it,
 // as oneDNN keeps its implementation lists. For each op the specialised kernels come first
 // (oneDNN's matmul, which declines with a reason what it cannot take) and the reference loop
-// last, so the oracle every other backend is checked against always answers. Each entry is
+// last, so the oracle every other backend is checked against always answers. The fast kernels
+// (kernels/fast/: vectorised through Highway, multi-threaded) stand in front of the reference
+// loops of their op; XD_CPU_KERNELS=reference leaves them out, and xd-conform compares them with
+// the loops (the last kernel of each slot) on every run. Each entry is
 // defined beside its kernel (op, name, dtypes, check); this file only orders them.
 #include "kernels/kernel_list.hpp"
 
@@ -19,8 +22,12 @@ extern const plugin::kernel_def def_int_mm_loop, def_scaled_mm_loop;
 extern const plugin::kernel_def def_rms_norm, def_rms_norm_backward;
 extern const plugin::kernel_def def_weight_int4_mm, def_quantize_int4;
 extern const plugin::kernel_def def_csr_addmm, def_csr_to_dense;
+extern const plugin::kernel_def def_copy_fast, def_add_fast, def_sub_fast, def_mul_fast;
+extern const plugin::kernel_def def_sum_fast, def_mean_fast, def_amax_fast, def_amin_fast;
+extern const plugin::kernel_def def_softmax_fast, def_log_softmax_fast, def_rms_norm_fast, def_rms_norm_backward_fast;
 #ifdef XD_CPU_HAVE_DNNL
 extern const plugin::kernel_def def_mm_dnnl, def_addmm_dnnl, def_bmm_dnnl, def_baddbmm_dnnl, def_int_mm_dnnl;
+extern const plugin::kernel_def def_mm_dnnl_f32, def_addmm_dnnl_f32, def_bmm_dnnl_f32, def_baddbmm_dnnl_f32;
 #endif
 
 namespace {
@@ -31,10 +38,14 @@ const plugin::kernel_def* const kKernels[] = {
     &def_arange,
     &def_rand,
     &def_randn,
+    &def_copy_fast,
     &def_copy,
     // pointwise
+    &def_add_fast,
     &def_add,
+    &def_sub_fast,
     &def_sub,
+    &def_mul_fast,
     &def_mul,
     &def_div,
     &def_maximum,
@@ -56,20 +67,30 @@ const plugin::kernel_def* const kKernels[] = {
     &def_tanh,
     &def_pow,
     // reductions and softmax
+    &def_sum_fast,
     &def_sum,
+    &def_mean_fast,
     &def_mean,
+    &def_amax_fast,
     &def_amax,
+    &def_amin_fast,
     &def_amin,
     &def_argmax,
+    &def_softmax_fast,
     &def_softmax,
+    &def_log_softmax_fast,
     &def_log_softmax,
-// matmul: oneDNN first, the loops last
+// matmul: oneDNN first (native f32/bf16, then f16/bf16 through f32), the loops last
 #ifdef XD_CPU_HAVE_DNNL
     &def_mm_dnnl,
     &def_addmm_dnnl,
     &def_bmm_dnnl,
     &def_baddbmm_dnnl,
     &def_int_mm_dnnl,
+    &def_mm_dnnl_f32,
+    &def_addmm_dnnl_f32,
+    &def_bmm_dnnl_f32,
+    &def_baddbmm_dnnl_f32,
 #endif
     &def_mm_loop,
     &def_addmm_loop,
@@ -78,7 +99,9 @@ const plugin::kernel_def* const kKernels[] = {
     &def_int_mm_loop,
     &def_scaled_mm_loop,
     // normalisation, quantized and sparse matmul
+    &def_rms_norm_fast,
     &def_rms_norm,
+    &def_rms_norm_backward_fast,
     &def_rms_norm_backward,
     &def_weight_int4_mm,
     &def_quantize_int4,

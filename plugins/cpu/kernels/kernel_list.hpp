@@ -8,4 +8,8 @@ namespace xd::cpu {
 // Registers every kernel of the list, in its order (xd_plugin_init, plugin.cpp).
 void register_kernels(plugin::registrar& r);
 
+// XD_CPU_KERNELS (fast|reference): whether the fast kernels are registered in front of the
+// reference loops (kernels/fast/options.cpp). Declared in the plugin's query.
+const xd_option_desc& kernels_option();
+
 }  // namespace xd::cpu

@@ -14,12 +14,15 @@
 //
 // INT_MM goes through the same primitive with s8 operands and an s32 destination
 // ("cpu.int_mm.dnnl"), for the same plain layouts; its reference loop is int_mm.cpp.
-#include "kernels/matmul.hpp"
+//
+// f16 and bf16 calls these do not take (all f16; bf16 where this CPU has no bf16 matmul or an
+// operand is not plain) go through oneDNN's f32 matmul on converted operands
+// (matmul_dnnl_convert.cpp, "cpu.*.dnnl_f32"), listed after these; the primitive cache and the
+// calls into oneDNN are shared through matmul_dnnl.hpp.
+#include "kernels/matmul_dnnl.hpp"
 #include "kernels/quant_mm.hpp"
 
 #ifdef XD_CPU_HAVE_DNNL
-
-#include <dnnl.hpp>
 
 #include <vector>
 
@@ -31,6 +34,23 @@ dnnl::engine& engine() {
   return e;
 }
 
+}  // namespace
+
+bool dnnl_engine_available() {
+  static const bool ok = [] {
+    try {
+      (void)engine();
+      return true;
+    } catch (const dnnl::error& e) {
+      plugin::log(XD_LOG_WARN, std::string("oneDNN CPU engine unavailable, matmul uses the plain loops: ") + e.what());
+      return false;
+    }
+  }();
+  return ok;
+}
+
+namespace {
+
 // Whether a [rows, cols] matrix with strides (sr, sc) is a plain row-major (sc == 1, sr >= cols)
 // or column-major (sr == 1, sc >= rows) matrix. The stride of a size-1 dim is meaningless, so
 // it is first replaced by one that makes the layout plain when one exists.
@@ -40,11 +60,8 @@ bool plain(int64_t rows, int64_t cols, int64_t& sr, int64_t& sc) {
   return (sc == 1 && sr >= cols) || (sr == 1 && sc >= rows);
 }
 
-// The problem as oneDNN sees it; the describing functions return nullptr, or why oneDNN is not
-// asked (the reason check() declines with).
-struct dnnl_shapes {
-  dnnl::memory::dims a_dims, a_strides, b_dims, b_strides, dst_dims, dst_strides;
-};
+// The problem as oneDNN sees it (dnnl_shapes, matmul_dnnl.hpp); the describing functions return
+// nullptr, or why oneDNN is not asked (the reason check() declines with).
 
 constexpr const char* kEmpty = "an empty problem (the loops write nothing or beta * input)";
 constexpr const char* kNotPlain = "an operand that is neither a row- nor a column-major matrix";
@@ -73,24 +90,9 @@ const char* describe_for_dnnl(const gemm_problem& p, bool batched, dnnl_shapes& 
 
 bool is_batched(int32_t op) { return op == XD_OP_BMM || op == XD_OP_BADDBMM; }
 
-using dt = dnnl::memory::data_type;
+}  // namespace
 
-// Everything a matmul primitive depends on.
-struct dnnl_key {
-  dnnl_shapes s;
-  dt src = dt::f32, dst = dt::f32;
-  float alpha = 1;
-  bool sum = false;  // beta * input added through a sum post-op
-  float beta = 0;
-  bool operator==(const dnnl_key& o) const {
-    return s.a_dims == o.s.a_dims && s.a_strides == o.s.a_strides && s.b_dims == o.s.b_dims &&
-           s.b_strides == o.s.b_strides && s.dst_dims == o.s.dst_dims && s.dst_strides == o.s.dst_strides &&
-           src == o.src && dst == o.dst && alpha == o.alpha && sum == o.sum && beta == o.beta;
-  }
-};
-
-// The primitive for `k`, or nullptr when oneDNN declines the problem. One entry per thread: the
-// run() that follows check() on the same thread finds it.
+// The primitive cache (matmul_dnnl.hpp): one entry per thread.
 const dnnl::matmul* primitive_for(const dnnl_key& k) {
   struct entry {
     bool valid = false, ok = false;
@@ -122,6 +124,23 @@ const dnnl::matmul* primitive_for(const dnnl_key& k) {
   return last.ok ? &last.prim : nullptr;
 }
 
+// oneDNN takes non-const handles for every argument; it only reads a and b.
+void execute(const dnnl::matmul& prim, const dnnl_key& k, const void* a, const void* b, void* dst) {
+  dnnl::memory a_mem({k.s.a_dims, k.src, k.s.a_strides}, engine(), const_cast<void*>(a));
+  dnnl::memory b_mem({k.s.b_dims, k.src, k.s.b_strides}, engine(), const_cast<void*>(b));
+  dnnl::memory dst_mem({k.s.dst_dims, k.dst, k.s.dst_strides}, engine(), dst);
+  dnnl::stream stream(engine());
+  prim.execute(stream, {{DNNL_ARG_SRC, a_mem}, {DNNL_ARG_WEIGHTS, b_mem}, {DNNL_ARG_DST, dst_mem}});
+  stream.wait();
+}
+
+void declined_after_check(const char* op) {
+  plugin::fail(XD_ERR_INTERNAL, std::string("oneDNN has no primitive for this ") + op +
+                                    " problem, which the kernel's check() declines");
+}
+
+namespace {
+
 // The call as oneDNN is asked for it, or why it is not (a problem check() never accepts). The
 // destination is always f32 (see run_dnnl).
 const char* gemm_key(const gemm_problem& p, bool batched, dt src, dnnl_key& k) {
@@ -134,20 +153,7 @@ const char* gemm_key(const gemm_problem& p, bool batched, dt src, dnnl_key& k) {
   return nullptr;
 }
 
-// Runs `prim` (built for `k`) with operands a, b and destination dst, and waits for it. oneDNN
-// takes non-const handles for every argument; it only reads a and b.
-void execute(const dnnl::matmul& prim, const dnnl_key& k, const void* a, const void* b, void* dst) {
-  dnnl::memory a_mem({k.s.a_dims, k.src, k.s.a_strides}, engine(), const_cast<void*>(a));
-  dnnl::memory b_mem({k.s.b_dims, k.src, k.s.b_strides}, engine(), const_cast<void*>(b));
-  dnnl::memory dst_mem({k.s.dst_dims, k.dst, k.s.dst_strides}, engine(), dst);
-  dnnl::stream stream(engine());
-  prim.execute(stream, {{DNNL_ARG_SRC, a_mem}, {DNNL_ARG_WEIGHTS, b_mem}, {DNNL_ARG_DST, dst_mem}});
-  stream.wait();
-}
-
 dt src_type(int32_t dtype) { return dtype == XD_DTYPE_BF16 ? dt::bf16 : dt::f32; }
-
-constexpr const char* kNoPrimitive = "oneDNN builds no matmul primitive for this problem";
 
 // Declines with the reason oneDNN is not used; a malformed call is declined too, so that the loop
 // kernel reports it.
@@ -195,12 +201,7 @@ void run_dnnl(const gemm_problem& p, const dnnl_key& k, const dnnl::matmul& prim
 }
 
 // The dispatcher calls check() first, which declines what oneDNN has no primitive for; a call
-// that reaches run() without one is an error, never quietly handed to the loops.
-[[noreturn]] void declined_after_check(const char* op) {
-  plugin::fail(XD_ERR_INTERNAL, std::string("oneDNN has no primitive for this ") + op +
-                                    " problem, which the kernel's check() declines");
-}
-
+// that reaches run() without one is an error (declined_after_check).
 struct gemm_dnnl_kernel {
   template <class T>
   static xd_status run(const xd_kernel_call* c) {
@@ -293,16 +294,7 @@ bool int8_exact() {
 // warning), for bf16 where this CPU has a bf16 matmul, and for i8 (int_mm) where its int8 matmul
 // is exact (int8_exact). Each is said once, in the log.
 bool dnnl_available(xd_dtype d) {
-  static const bool engine_ok = [] {
-    try {
-      (void)engine();
-      return true;
-    } catch (const dnnl::error& e) {
-      plugin::log(XD_LOG_WARN, std::string("oneDNN CPU engine unavailable, matmul uses the plain loops: ") + e.what());
-      return false;
-    }
-  }();
-  if (!engine_ok) return false;
+  if (!dnnl_engine_available()) return false;
   if (d == XD_DTYPE_I8) {
     static const bool exact = [] {
       const bool ok = int8_exact();

@@ -21,18 +21,14 @@ template <class T, class W>
 void rms_norm(const xd_kernel_call* c) {
   using C = compute_t<T>;
   using R = rstd_t<T>;
-  const xd_view& x = input(c, 0);
-  const xd_view* w = optional_input(c, 1);
-  const xd_view& y = output(c, 0);
-  const xd_view& rstd = output(c, 1);
-  const auto& attrs = need_attrs<xd_attrs_rms_norm>(c);
-  const int lead = rms_leading_dims(x, attrs.normalized_ndim);
+  const rms_norm_operands o = rms_norm_operands_of(c);
+  const xd_view& x = o.x;
+  const xd_view* w = o.w;
+  const xd_view& y = o.y;
+  const xd_view& rstd = o.rstd;
+  const auto& attrs = o.attrs;
+  const int lead = o.lead;
   const int k = attrs.normalized_ndim;
-  check_sizes(y, x.ndim, x.sizes, "rms_norm output");
-  check_rstd_sizes(rstd, x, lead);
-  check_dtype(y, static_cast<xd_dtype>(x.dtype), "rms_norm output");
-  check_dtype(rstd, type_info<R>::id, "rms_norm rstd");
-  if (w != nullptr) check_sizes(*w, k, x.sizes + lead, "rms_norm weight");
 
   constexpr int64_t sz = sizeof(T);
   const strided_layout<3> rows(x.ndim, x.sizes, {x.strides, y.strides, rstd.strides}, {sz, sz, int64_t{sizeof(R)}},

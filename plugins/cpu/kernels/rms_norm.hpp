@@ -41,4 +41,55 @@ inline void check_rstd_sizes(const xd_view& rstd, const xd_view& x, int lead) {
   if (!ok) invalid("rms_norm rstd must have shape x.shape[:axis] + [1]*normalized_ndim");
 }
 
+// The operands of an RMS_NORM call, validated as every CPU kernel of it (the reference loop and
+// the fast kernel) needs them: shapes against x, dtypes, the rstd shape.
+struct rms_norm_operands {
+  const xd_view& x;
+  const xd_view* w;
+  const xd_view& y;
+  const xd_view& rstd;
+  const xd_attrs_rms_norm& attrs;
+  int lead;  // leading (row) dims of x
+};
+inline rms_norm_operands rms_norm_operands_of(const xd_kernel_call* c) {
+  rms_norm_operands o{input(c, 0), optional_input(c, 1), output(c, 0), output(c, 1), need_attrs<xd_attrs_rms_norm>(c), 0};
+  o.lead = rms_leading_dims(o.x, o.attrs.normalized_ndim);
+  check_sizes(o.y, o.x.ndim, o.x.sizes, "rms_norm output");
+  check_rstd_sizes(o.rstd, o.x, o.lead);
+  check_dtype(o.y, static_cast<xd_dtype>(o.x.dtype), "rms_norm output");
+  check_dtype(o.rstd, o.x.dtype == XD_DTYPE_F64 ? XD_DTYPE_F64 : XD_DTYPE_F32, "rms_norm rstd");
+  if (o.w != nullptr) check_sizes(*o.w, o.attrs.normalized_ndim, o.x.sizes + o.lead, "rms_norm weight");
+  return o;
+}
+
+// The operands of an RMS_NORM_BACKWARD call, validated likewise; dx and dw may be absent.
+struct rms_norm_backward_operands {
+  const xd_view& g;
+  const xd_view& x;
+  const xd_view& rstd;
+  const xd_view* w;
+  const xd_view* dx;
+  const xd_view* dw;
+  const xd_attrs_rms_norm_backward& attrs;
+  int lead;
+};
+inline rms_norm_backward_operands rms_norm_backward_operands_of(const xd_kernel_call* c) {
+  rms_norm_backward_operands o{input(c, 0),           input(c, 1),           input(c, 2),
+                               optional_input(c, 3),  optional_output(c, 0), optional_output(c, 1),
+                               need_attrs<xd_attrs_rms_norm_backward>(c), 0};
+  o.lead = rms_leading_dims(o.x, o.attrs.normalized_ndim);
+  const int k = o.attrs.normalized_ndim;
+  check_sizes(o.g, o.x.ndim, o.x.sizes, "rms_norm_backward grad_out");
+  check_rstd_sizes(o.rstd, o.x, o.lead);
+  check_dtype(o.rstd, o.x.dtype == XD_DTYPE_F64 ? XD_DTYPE_F64 : XD_DTYPE_F32, "rms_norm_backward rstd");
+  if (o.dx != nullptr) check_sizes(*o.dx, o.x.ndim, o.x.sizes, "rms_norm_backward grad_input");
+  if (o.w != nullptr) check_sizes(*o.w, k, o.x.sizes + o.lead, "rms_norm_backward weight");
+  if (o.dw != nullptr) {
+    if (o.w == nullptr) invalid("rms_norm_backward: grad_weight requested without a weight");
+    check_sizes(*o.dw, k, o.x.sizes + o.lead, "rms_norm_backward grad_weight");
+    check_dtype(*o.dw, static_cast<xd_dtype>(o.w->dtype), "rms_norm_backward grad_weight");
+  }
+  return o;
+}
+
 }  // namespace xd::cpu

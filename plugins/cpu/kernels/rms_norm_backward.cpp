@@ -22,25 +22,15 @@ template <class T, class W>
 void rms_norm_backward(const xd_kernel_call* c) {
   using C = compute_t<T>;
   using R = rstd_t<T>;
-  const xd_view& g = input(c, 0);
-  const xd_view& x = input(c, 1);
-  const xd_view& rstd = input(c, 2);
-  const xd_view* w = optional_input(c, 3);
-  const xd_view* dx = optional_output(c, 0);
-  const xd_view* dw = optional_output(c, 1);
-  const auto& attrs = need_attrs<xd_attrs_rms_norm_backward>(c);
-  const int lead = rms_leading_dims(x, attrs.normalized_ndim);
-  const int k = attrs.normalized_ndim;
-  check_sizes(g, x.ndim, x.sizes, "rms_norm_backward grad_out");
-  check_rstd_sizes(rstd, x, lead);
-  check_dtype(rstd, type_info<R>::id, "rms_norm_backward rstd");
-  if (dx != nullptr) check_sizes(*dx, x.ndim, x.sizes, "rms_norm_backward grad_input");
-  if (w != nullptr) check_sizes(*w, k, x.sizes + lead, "rms_norm_backward weight");
-  if (dw != nullptr) {
-    if (w == nullptr) invalid("rms_norm_backward: grad_weight requested without a weight");
-    check_sizes(*dw, k, x.sizes + lead, "rms_norm_backward grad_weight");
-    check_dtype(*dw, static_cast<xd_dtype>(w->dtype), "rms_norm_backward grad_weight");
-  }
+  const rms_norm_backward_operands o = rms_norm_backward_operands_of(c);
+  const xd_view& g = o.g;
+  const xd_view& x = o.x;
+  const xd_view& rstd = o.rstd;
+  const xd_view* w = o.w;
+  const xd_view* dx = o.dx;
+  const xd_view* dw = o.dw;
+  const int lead = o.lead;
+  const int k = o.attrs.normalized_ndim;
   if (dx == nullptr && dw == nullptr) return;
 
   constexpr int64_t sz = sizeof(T);

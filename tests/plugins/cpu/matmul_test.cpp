@@ -4,6 +4,9 @@
 // loops where oneDNN kernels are registered.
 #include "test_util.hpp"
 
+#include <algorithm>
+#include <functional>
+#include <map>
 #include <set>
 
 namespace {
@@ -340,25 +343,32 @@ std::set<std::string> dnnl_kernels(const std::string& op, Dtype d) {
   return out;
 }
 
-// How often the cpu kernel `name` ran for dtype d (xd::kernels() counts every call a kernel took).
-uint64_t calls(const std::string& name, Dtype d) {
+// The cpu kernel of op/dtype d that took the one call f() made ("" when f made none, or several).
+template <class F>
+std::string kernel_that_ran(const std::string& op, Dtype d, F&& f) {
+  std::map<std::string, uint64_t> before;  // xd::kernels() counts every call a kernel took
   for (const auto& k : xd::kernels())
-    if (k.backend == "cpu" && k.name == name && k.dtype == d) return k.calls;
-  ADD_FAILURE() << "no cpu kernel " << name << " for " << xd::dtype_name(d);
-  return 0;
+    if (k.backend == "cpu" && k.op == op && k.dtype == d) before[k.name] = k.calls;
+  f();
+  std::string ran;
+  uint64_t total = 0;
+  for (const auto& k : xd::kernels())
+    if (k.backend == "cpu" && k.op == op && k.dtype == d && k.calls != before[k.name]) {
+      total += k.calls - before[k.name];
+      ran = k.name;
+    }
+  return total == 1 ? ran : std::string();
 }
 
-// Runs f once and says which of op's two cpu kernels took it: the oneDNN kernel declines (in
-// supports()) what oneDNN has no primitive for, and the plain loop kernel then runs it.
+// Runs f once and says which kind of op's cpu kernels took it: a oneDNN kernel (native, or
+// f16/bf16 through f32) declines in check() what it cannot take, and the plain loop kernel then
+// runs it.
 enum class Ran { dnnl, loop, other };
 template <class F>
 Ran which_ran(const std::string& op, Dtype d, F&& f) {
-  const std::string dnnl = "cpu." + op + ".dnnl", loop = "cpu." + op + ".loop";
-  const uint64_t dnnl_before = calls(dnnl, d), loop_before = calls(loop, d);
-  f();
-  const uint64_t dnnl_calls = calls(dnnl, d) - dnnl_before, loop_calls = calls(loop, d) - loop_before;
-  if (dnnl_calls == 1 && loop_calls == 0) return Ran::dnnl;
-  if (dnnl_calls == 0 && loop_calls == 1) return Ran::loop;
+  const std::string name = kernel_that_ran(op, d, std::forward<F>(f));
+  if (name == "cpu." + op + ".loop") return Ran::loop;
+  if (name.find("dnnl") != std::string::npos) return Ran::dnnl;
   return Ran::other;
 }
 
@@ -453,6 +463,343 @@ TEST(MmDnnl, OperandsOneDnnlCannotTakeRunOnThePlainLoopsVisibly) {
   const xd::Tensor every_other = make({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, {2, 6}, Dtype::f32).slice(1, 0, 6, 2);
   EXPECT_EQ(which_ran("mm", Dtype::f32, [&] { out = xd::mm(every_other, make(bv, {3, 2}, Dtype::f32)); }), Ran::loop);
   EXPECT_TRUE(all_equal(read(out), {13, 11, 31, 29}));
+}
+
+// ------------------------------------------------------------------ f16/bf16 through oneDNN's f32 matmul
+
+// cpu.<op>.dnnl_f32 converts f16/bf16 operands to f32, runs oneDNN's f32 matmul and rounds once:
+// the loops' semantics, so on operands whose f32 sums are exact (small integers) it must agree
+// with the loop bit for bit, and within the f32 order of additions otherwise.
+
+constexpr Dtype kHalfDtypes[] = {Dtype::f16, Dtype::bf16};
+
+// The cpu kernels of op/d in the order the slot tries them.
+std::vector<std::string> slot(const std::string& op, Dtype d) {
+  std::vector<std::string> out;
+  for (const auto& k : xd::kernels())
+    if (k.backend == "cpu" && k.op == op && k.dtype == d) out.push_back(k.name);
+  return out;
+}
+
+bool has_convert(const std::string& op, Dtype d) {
+  const auto names = slot(op, d);
+  return std::find(names.begin(), names.end(), "cpu." + op + ".dnnl_f32") != names.end();
+}
+
+// Every kernel of op/d's slot but `keep`.
+std::set<std::string> all_but(const std::string& op, Dtype d, const std::string& keep) {
+  std::set<std::string> out;
+  for (const auto& n : slot(op, d))
+    if (n != keep) out.insert(n);
+  return out;
+}
+
+// f() run once with cpu.<op>.dnnl_f32 alone in the slot and once with the loop alone; each must
+// take the call.
+struct Both {
+  std::vector<double> convert, loop;
+};
+template <class F>
+Both convert_and_loop(const std::string& op, Dtype d, F&& f) {
+  Both r;
+  for (const std::string& kernel : {"cpu." + op + ".dnnl_f32", "cpu." + op + ".loop"}) {
+    const DisabledKernels off(all_but(op, d, kernel));
+    std::vector<double>& out = kernel == "cpu." + op + ".loop" ? r.loop : r.convert;
+    EXPECT_EQ(kernel_that_ran(op, d, [&] { out = read(f()); }), kernel);
+  }
+  return r;
+}
+
+// n small integers in [-4, 4]: products and sums of a few thousand of them are exact in f32, so
+// any order of additions gives the same f32 result and the same rounding.
+std::vector<double> small_ints(size_t n, uint32_t seed, int lo = -4, int hi = 4) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> dist(lo, hi);
+  std::vector<double> v(n);
+  for (auto& x : v) x = dist(rng);
+  return v;
+}
+
+#define XD_SKIP_WITHOUT_CONVERT()                                                                  \
+  do {                                                                                             \
+    if (!has_convert("mm", Dtype::f16))                                                            \
+      GTEST_SKIP() << "no cpu.mm.dnnl_f32 kernel (built without oneDNN, or its engine did not open)"; \
+  } while (false)
+
+TEST(MmDnnlF32, RegisteredForF16AndBf16AfterNativeOneDnnlAndBeforeTheLoop) {
+  XD_SKIP_WITHOUT_CONVERT();
+  for (const char* op : {"mm", "addmm", "bmm", "baddbmm"})
+    for (Dtype d : kHalfDtypes) {
+      SCOPED_TRACE(std::string(op) + " " + trace(d));
+      const auto names = slot(op, d);
+      const std::string o = op;
+      ASSERT_GE(names.size(), 2u);
+      EXPECT_EQ(names.back(), "cpu." + o + ".loop");
+      EXPECT_EQ(names[names.size() - 2], "cpu." + o + ".dnnl_f32");
+      if (names.size() > 2) {
+        EXPECT_EQ(names.front(), "cpu." + o + ".dnnl");  // native bf16 (AVX-512)
+      }
+    }
+  EXPECT_FALSE(has_convert("mm", Dtype::f32));
+  EXPECT_FALSE(has_convert("mm", Dtype::f64));
+}
+
+TEST(MmDnnlF32, LargeHalfMatmulsTakeOneDnnlNotTheLoop) {
+  XD_SKIP_WITHOUT_CONVERT();
+  const int64_t m = 192, k = 256, n = 160;
+  uint32_t seed = 700;
+  for (Dtype d : kHalfDtypes) {
+    SCOPED_TRACE(trace(d));
+    const Mat a{random_values(static_cast<size_t>(m * k), -1, 1, d, ++seed), m, k};
+    const Mat b{random_values(static_cast<size_t>(k * n), -1, 1, d, ++seed), k, n};
+    xd::Tensor out;
+    EXPECT_EQ(which_ran("mm", d, [&] { out = xd::mm(make(a.v, {m, k}, d), make(b.v, {k, n}, d)); }), Ran::dnnl);
+    EXPECT_TRUE(check_mm(out, a, b, d));
+    const Both r = convert_and_loop("mm", d, [&] { return xd::mm(make(a.v, {m, k}, d), make(b.v, {k, n}, d)); });
+    std::vector<double> want, scale;
+    mm_ref(a, b, 1, 0, {}, want, scale);
+    EXPECT_TRUE(all_close(r.convert, r.loop, d, scale));
+  }
+}
+
+TEST(MmDnnlF32, TransposedSlicedAndExpandedOperandsMatchTheLoopExactly) {
+  XD_SKIP_WITHOUT_CONVERT();
+  const int64_t m = 23, k = 37, n = 19;
+  for (Dtype d : kHalfDtypes) {
+    SCOPED_TRACE(trace(d));
+    const auto av = small_ints(static_cast<size_t>(2 * m * 2 * k), 1);  // [2m, 2k]
+    const auto bv = small_ints(static_cast<size_t>(3 * k * n), 2);      // [3k, n] or [n, 3k]
+    const auto row = small_ints(static_cast<size_t>(k), 3);
+    const std::vector<std::pair<const char*, std::function<xd::Tensor()>>> cases = {
+        {"a.t b.t", [&] { return xd::mm(make(av, {2 * k, 2 * m}, d).slice(0, 0, k).slice(1, 0, m).t(),
+                                        make(bv, {n, 3 * k}, d).slice(1, 0, k).t()); }},
+        {"a every other column", [&] { return xd::mm(make(av, {2 * m, 2 * k}, d).slice(1, 1, 2 * k, 2).slice(0, 0, m),
+                                                     make(bv, {3 * k, n}, d).slice(0, 0, k)); }},
+        {"b every third row, offset a", [&] { return xd::mm(make(av, {2 * m, 2 * k}, d).slice(0, 3, 3 + m).slice(1, 5, 5 + k),
+                                                           make(bv, {3 * k, n}, d).slice(0, 2, 3 * k, 3)); }},
+        {"a every other element both ways", [&] { return xd::mm(make(av, {2 * m, 2 * k}, d).slice(0, 0, 2 * m, 2).slice(1, 0, 2 * k, 2),
+                                                               make(bv, {n, 3 * k}, d).slice(1, 0, 3 * k, 3).t()); }},
+        {"a expanded row", [&] { return xd::mm(make(row, {1, k}, d).expand({m, k}), make(bv, {3 * k, n}, d).slice(0, 0, k)); }},
+    };
+    for (const auto& [name, f] : cases) {
+      SCOPED_TRACE(name);
+      const Both r = convert_and_loop("mm", d, f);
+      EXPECT_EQ(r.convert.size(), static_cast<size_t>(m * n));
+      EXPECT_TRUE(all_equal(r.convert, r.loop));
+    }
+  }
+}
+
+TEST(MmDnnlF32, AddmmBroadcastBiasAlphaAndBetaMatchTheLoopExactly) {
+  XD_SKIP_WITHOUT_CONVERT();
+  const int64_t m = 29, k = 31, n = 17;
+  for (Dtype d : kHalfDtypes) {
+    SCOPED_TRACE(trace(d));
+    const auto av = small_ints(static_cast<size_t>(m * k), 11), bv = small_ints(static_cast<size_t>(k * n), 12);
+    const auto bias = small_ints(static_cast<size_t>(m * n), 13, -20, 20);
+    const xd::Tensor a = make(av, {m, k}, d), bt = make(bv, {n, k}, d).t();
+    const std::vector<std::pair<const char*, std::function<xd::Tensor()>>> cases = {
+        {"bias row, beta 0.5, alpha -1.25", [&] { return xd::addmm(make(bias, {m * n}, d).slice(0, 0, n), a, bt, 0.5, -1.25); }},
+        {"bias column, beta -2, alpha 0.75", [&] { return xd::addmm(make(std::vector<double>(bias.begin(), bias.begin() + m), {m, 1}, d), a, bt, -2.0, 0.75); }},
+        {"scalar, beta 3", [&] { return xd::addmm(make({7}, {}, d), a, bt, 3.0, 1.0); }},
+        {"transposed full input", [&] { return xd::addmm(make(bias, {n, m}, d).t(), a, bt, 1.0, 1.0); }},
+        {"beta 0 ignores a NaN bias", [&] { return xd::addmm(xd::full({n}, kNaN, d, dev()), a, bt, 0.0, 0.5); }},
+        {"alpha 0.001 rounds small", [&] { return xd::addmm(make(bias, {m * n}, d).slice(0, 0, n), a, bt, 0.001, 0.001); }},
+    };
+    for (const auto& [name, f] : cases) {
+      SCOPED_TRACE(name);
+      const Both r = convert_and_loop("addmm", d, f);
+      EXPECT_EQ(r.convert.size(), static_cast<size_t>(m * n));
+      EXPECT_TRUE(all_equal(r.convert, r.loop));
+      for (double x : r.convert) EXPECT_FALSE(std::isnan(x));
+    }
+  }
+}
+
+TEST(MmDnnlF32, BmmAndBaddbmmMatchTheLoopExactly) {
+  XD_SKIP_WITHOUT_CONVERT();
+  const int64_t bsz = 3, m = 9, k = 21, n = 11;
+  for (Dtype d : kHalfDtypes) {
+    SCOPED_TRACE(trace(d));
+    const auto av = small_ints(static_cast<size_t>(bsz * m * k), 21), bv = small_ints(static_cast<size_t>(bsz * k * n), 22);
+    const auto iv = small_ints(static_cast<size_t>(bsz * m * n), 23, -30, 30);
+    const xd::Tensor a_perm = make(av, {m, bsz, k}, d).permute({1, 0, 2});   // [B, m, k], strides [k, B*k, 1]
+    const xd::Tensor b_tr = make(bv, {bsz, n, k}, d).transpose(1, 2);        // [B, k, n], column-major
+    const xd::Tensor b_one = make(std::vector<double>(bv.begin(), bv.begin() + k * n), {1, k, n}, d).expand({bsz, k, n});     // batch stride 0
+    const xd::Tensor a = make(av, {bsz, m, k}, d), b = make(bv, {bsz, k, n}, d);
+    const std::vector<std::pair<const char*, std::function<xd::Tensor()>>> bmm_cases = {
+        {"contiguous", [&] { return xd::bmm(a, b); }},
+        {"permuted a, transposed b", [&] { return xd::bmm(a_perm, b_tr); }},
+        {"b broadcast over the batch", [&] { return xd::bmm(a_perm, b_one); }},
+    };
+    for (const auto& [name, f] : bmm_cases) {
+      SCOPED_TRACE(name);
+      const Both r = convert_and_loop("bmm", d, f);
+      EXPECT_EQ(r.convert.size(), static_cast<size_t>(bsz * m * n));
+      EXPECT_TRUE(all_equal(r.convert, r.loop));
+    }
+    const std::vector<std::pair<const char*, std::function<xd::Tensor()>>> baddbmm_cases = {
+        {"input [1, m, n], beta -0.5, alpha 1.5", [&] { return xd::baddbmm(make(std::vector<double>(iv.begin(), iv.begin() + m * n), {1, m, n}, d), a, b_tr, -0.5, 1.5); }},
+        {"bias row, beta 2, alpha 0.25", [&] { return xd::baddbmm(make(iv, {bsz * m * n}, d).slice(0, 0, n), a_perm, b, 2.0, 0.25); }},
+        {"full transposed input", [&] { return xd::baddbmm(make(iv, {bsz, n, m}, d).transpose(1, 2), a, b_one, 1.0, -1.0); }},
+        {"beta 0 ignores a NaN input", [&] { return xd::baddbmm(xd::full({bsz, m, n}, kNaN, d, dev()), a, b, 0.0, 2.0); }},
+    };
+    for (const auto& [name, f] : baddbmm_cases) {
+      SCOPED_TRACE(name);
+      const Both r = convert_and_loop("baddbmm", d, f);
+      EXPECT_EQ(r.convert.size(), static_cast<size_t>(bsz * m * n));
+      EXPECT_TRUE(all_equal(r.convert, r.loop));
+      for (double x : r.convert) EXPECT_FALSE(std::isnan(x));
+    }
+  }
+}
+
+TEST(MmDnnlF32, EmptyProblemsAndKZeroRunOnTheLoop) {
+  XD_SKIP_WITHOUT_CONVERT();
+  for (Dtype d : kHalfDtypes) {
+    SCOPED_TRACE(trace(d));
+    xd::Tensor out;
+    poison(3 * 4 * 2);
+    EXPECT_EQ(kernel_that_ran("mm", d, [&] { out = xd::mm(xd::empty({3, 0}, d, dev()), xd::empty({0, 4}, d, dev())); }),
+              "cpu.mm.loop");
+    EXPECT_TRUE(all_equal(read(out), std::vector<double>(12, 0.0)));
+    EXPECT_EQ(kernel_that_ran("addmm", d,
+                              [&] {
+                                out = xd::addmm(make({1, 2, 3, 4}, {4}, d), xd::empty({3, 0}, d, dev()),
+                                                xd::empty({0, 4}, d, dev()), 0.5, 2.0);
+                              }),
+              "cpu.addmm.loop");
+    EXPECT_TRUE(all_equal(read(out), {0.5, 1, 1.5, 2, 0.5, 1, 1.5, 2, 0.5, 1, 1.5, 2}));
+    EXPECT_EQ(kernel_that_ran("bmm", d, [&] { out = xd::bmm(xd::empty({2, 3, 0}, d, dev()), xd::empty({2, 0, 4}, d, dev())); }),
+              "cpu.bmm.loop");
+    EXPECT_TRUE(all_equal(read(out), std::vector<double>(24, 0.0)));
+    // M, N or the batch 0: nothing to write; the f32 kernel must never take them.
+    for (const auto& [op, f] : std::vector<std::pair<std::string, std::function<xd::Tensor()>>>{
+             {"mm", [&] { return xd::mm(xd::empty({0, 5}, d, dev()), xd::empty({5, 4}, d, dev())); }},
+             {"mm", [&] { return xd::mm(xd::empty({3, 5}, d, dev()), xd::empty({5, 0}, d, dev())); }},
+             {"bmm", [&] { return xd::bmm(xd::empty({0, 2, 3}, d, dev()), xd::empty({0, 3, 4}, d, dev())); }},
+             {"baddbmm", [&] { return xd::baddbmm(xd::empty({0, 2, 4}, d, dev()), xd::empty({0, 2, 3}, d, dev()),
+                                                  xd::empty({0, 3, 4}, d, dev()), 1.0, 1.0); }}}) {
+      SCOPED_TRACE(op);
+      EXPECT_NE(kernel_that_ran(op, d, [&] { out = f(); }), "cpu." + op + ".dnnl_f32");
+      EXPECT_EQ(out.numel(), 0);
+    }
+  }
+}
+
+// K = 1: out[i, j] = round(a[i] * b[j]) for every f16 (bf16) bit pattern a[i], so each
+// conversion to f32 and back is checked against the loop's (numeric.hpp): Inf, NaN, subnormals,
+// ties to even, overflow to Inf, and results in the subnormal range.
+TEST(MmDnnlF32, KOneRoundsEveryBitPatternLikeTheLoop) {
+  XD_SKIP_WITHOUT_CONVERT();
+  for (Dtype d : kHalfDtypes) {
+    SCOPED_TRACE(trace(d));
+    const double ulp = d == Dtype::f16 ? std::ldexp(1.0, -10) : std::ldexp(1.0, -7);
+    const std::vector<double> bv = {1, 1 + ulp, 1.5 + ulp, 3, std::ldexp(1.0, -5), 0, -1};
+    const int64_t n = static_cast<int64_t>(bv.size());
+    const auto make_all = [&] {
+      std::vector<uint16_t> bits(65536);
+      for (size_t i = 0; i < bits.size(); ++i) bits[i] = static_cast<uint16_t>(i);
+      if (d == Dtype::f16) {
+        std::vector<xd::half> v(bits.size());
+        for (size_t i = 0; i < v.size(); ++i) v[i] = xd::half::from_bits(bits[i]);
+        return xd::tensor(v, {65536, 1}, dev());
+      }
+      std::vector<xd::bfloat16> v(bits.size());
+      for (size_t i = 0; i < v.size(); ++i) v[i] = xd::bfloat16::from_bits(bits[i]);
+      return xd::tensor(v, {65536, 1}, dev());
+    };
+    const xd::Tensor a = make_all(), b = make(bv, {1, n}, d);
+    const Both r = convert_and_loop("mm", d, [&] { return xd::mm(a, b); });
+    EXPECT_TRUE(all_equal(r.convert, r.loop));
+    size_t infs = 0, nans = 0;
+    for (double x : r.convert) {
+      infs += std::isinf(x) ? 1 : 0;
+      nans += std::isnan(x) ? 1 : 0;
+    }
+    EXPECT_GT(infs, 0u);
+    EXPECT_GT(nans, 0u);
+    // The same through the epilogue: alpha and a broadcast bias row.
+    const Both r2 = convert_and_loop("addmm", d, [&] { return xd::addmm(make(bv, {n}, d), a, b, -0.75, 0.5); });
+    EXPECT_TRUE(all_equal(r2.convert, r2.loop));
+  }
+}
+
+TEST(MmDnnlF32, OverflowToInfAndNanPropagateLikeTheLoop) {
+  XD_SKIP_WITHOUT_CONVERT();
+  for (Dtype d : kHalfDtypes) {
+    SCOPED_TRACE(trace(d));
+    // big * big * 8 overflows the output (f16), or f32 itself (bf16).
+    const double big = d == Dtype::f16 ? 128 : std::ldexp(1.0, 70);
+    const int64_t m = 5, k = 8, n = 5;
+    std::vector<double> av(static_cast<size_t>(m * k)), bv(static_cast<size_t>(k * n), big);
+    for (int64_t j = 0; j < k; ++j) {
+      av[static_cast<size_t>(0 * k + j)] = big;
+      av[static_cast<size_t>(1 * k + j)] = -big;
+      av[static_cast<size_t>(2 * k + j)] = j == 3 ? kNaN : 1;
+      av[static_cast<size_t>(3 * k + j)] = j == 0 ? kInf : 1;
+      av[static_cast<size_t>(4 * k + j)] = j % 2 == 0 ? 300 : -300;  // products overflow f16, their sum is 0
+    }
+    for (int64_t i = 0; i < k; ++i) {
+      bv[static_cast<size_t>(i * n + 4)] = 0;
+      if (d == Dtype::f16) bv[static_cast<size_t>(i * n + 3)] = 300;
+    }
+    const Both r = convert_and_loop("mm", d, [&] { return xd::mm(make(av, {m, k}, d), make(bv, {k, n}, d)); });
+    EXPECT_TRUE(all_equal(r.convert, r.loop));
+    const auto& v = r.convert;
+    for (int64_t j = 0; j < 4; ++j) {
+      EXPECT_EQ(v[static_cast<size_t>(0 * n + j)], kInf) << j;
+      EXPECT_EQ(v[static_cast<size_t>(1 * n + j)], -kInf) << j;
+      EXPECT_TRUE(std::isnan(v[static_cast<size_t>(2 * n + j)])) << j;
+      EXPECT_EQ(v[static_cast<size_t>(3 * n + j)], kInf) << j;
+    }
+    EXPECT_EQ(v[static_cast<size_t>(0 * n + 4)], 0);
+    EXPECT_TRUE(std::isnan(v[static_cast<size_t>(2 * n + 4)]));  // NaN * 0
+    EXPECT_TRUE(std::isnan(v[static_cast<size_t>(3 * n + 4)]));  // Inf * 0
+    if (d == Dtype::f16) {
+      EXPECT_EQ(v[static_cast<size_t>(4 * n + 3)], 0);  // +-90000 summed in f32
+    }
+  }
+}
+
+// Problems past the kernel's 64 MiB of f32 temporaries run in blocks: of rows of a (M), of
+// columns of b (N) and of batches, the last block smaller than the others.
+TEST(MmDnnlF32, ProblemsPastTheBufferBoundRunInBlocksAndMatchTheLoop) {
+  XD_SKIP_WITHOUT_CONVERT();
+  auto same = [](const Both& r) {  // all_equal, without its per-element messages on millions
+    if (r.convert.size() != r.loop.size()) return false;
+    for (size_t i = 0; i < r.convert.size(); ++i)
+      if (r.convert[i] != r.loop[i] && !(std::isnan(r.convert[i]) && std::isnan(r.loop[i]))) return false;
+    return true;
+  };
+  for (Dtype d : kHalfDtypes) {
+    SCOPED_TRACE(trace(d));
+    {  // M = 16385 rows x N = 1024: the destination alone is past the bound
+      const int64_t m = 16385, n = 1024;
+      const auto av = small_ints(static_cast<size_t>(m), 31), bv = small_ints(static_cast<size_t>(n), 32);
+      const auto bias = small_ints(static_cast<size_t>(n), 33);
+      const Both r = convert_and_loop("addmm", d, [&] { return xd::addmm(make(bias, {n}, d), make(av, {m, 1}, d), make(bv, {1, n}, d), 1.0, 0.5); });
+      EXPECT_EQ(r.convert.size(), static_cast<size_t>(m * n));
+      EXPECT_TRUE(same(r));
+    }
+    {  // b [4096, 4097] (transposed): more than half the bound, blocked by columns
+      const int64_t m = 3, k = 4096, n = 4097;
+      const auto av = small_ints(static_cast<size_t>(m * k), 34, -2, 2), bv = small_ints(static_cast<size_t>(n * k), 35, -2, 2);
+      const Both r = convert_and_loop("mm", d, [&] { return xd::mm(make(av, {m, k}, d), make(bv, {n, k}, d).t()); });
+      EXPECT_EQ(r.convert.size(), static_cast<size_t>(m * n));
+      EXPECT_TRUE(same(r));
+    }
+    {  // 6001 batches of 32^3: blocks of whole batches
+      const int64_t bsz = 6001, s = 32;
+      const auto av = small_ints(static_cast<size_t>(bsz * s * s), 36), bv = small_ints(static_cast<size_t>(bsz * s * s), 37);
+      const auto iv = small_ints(static_cast<size_t>(s * s), 38);
+      const Both r = convert_and_loop("baddbmm", d, [&] {
+        return xd::baddbmm(make(iv, {1, s, s}, d), make(av, {bsz, s, s}, d), make(bv, {bsz, s, s}, d).transpose(1, 2), 2.0, -0.5);
+      });
+      EXPECT_EQ(r.convert.size(), static_cast<size_t>(bsz * s * s));
+      EXPECT_TRUE(same(r));
+    }
+  }
 }
 
 }  // namespace

@@ -81,7 +81,14 @@ std::vector<Pair> pairs(bool quick) {
                          {{}, {5, 3}},
                          {{13, 17}, {13, 17}, Layout::transposed, Layout::contiguous},
                          {{9, 5}, {9, 5}, Layout::sliced, Layout::transposed},
-                         {{4099}, {4099}}};
+                         {{4099}, {4099}},
+                         // Past the size under which vectorised kernels leave small tensors to a
+                         // plain loop (the CPU's fast kernels): equal, row- and column-broadcast,
+                         // and a transposed operand they decline.
+                         {{129, 131}, {129, 131}},
+                         {{129, 131}, {131}},
+                         {{129, 131}, {129, 1}},
+                         {{129, 131}, {129, 131}, Layout::contiguous, Layout::transposed}};
   if (!quick) {
     p.push_back({{2, 1, 7, 5}, {3, 1, 5}});
     p.push_back({{513, 1031}, {1031}});
@@ -110,7 +117,10 @@ void broadcast_cases(const BroadcastOp& op, CaseList& l) {
   // A stride-0 self; the only case that keeps the default alpha of 1.
   add_operands(op, l.add("1x9.ex5x9+5x9"), expanded_input("self", d, {1, 9}, {5, 9}), input("other", d, {5, 9}),
                {5, 9});
-  if (is_floating(d)) add_pair("special.257+257", {257}, Layout::contiguous, {257}, Layout::contiguous, true);
+  if (is_floating(d)) {
+    add_pair("special.257+257", {257}, Layout::contiguous, {257}, Layout::contiguous, true);
+    add_pair("special.129x131+129x131", {129, 131}, Layout::contiguous, {129, 131}, Layout::contiguous, true);
+  }
 }
 
 class BroadcastFamily final : public TableFamily<BroadcastOp> {

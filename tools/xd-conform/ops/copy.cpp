@@ -46,6 +46,23 @@ void copy_cases(CaseList& l) {
       c.inputs = {in};
       c.attrs.to_dtype = to;
     }
+    // A copy large enough for kernels that take only large ones (the CPU's vector casts among
+    // f32, f16 and bf16), in every set: same dtype, and those casts with special values too.
+    auto f32_like = [](Dtype d) { return d == Dtype::f32 || d == Dtype::f16 || d == Dtype::bf16; };
+    if (to == l.dtype || (f32_like(to) && f32_like(l.dtype))) {
+      for (const bool special : {false, true}) {
+        if (special && !f32_like(l.dtype)) continue;
+        Case& c = l.add(to_prefix + dtype_name(to) + (special ? ".special.181x191" : ".181x191"));
+        InputSpec in = input("self", l.dtype, {181, 191});
+        if (special) {
+          in.values = Values::special;
+        } else {
+          source_range(in, to);
+        }
+        c.inputs = {in};
+        c.attrs.to_dtype = to;
+      }
+    }
     // NaN and infinities survive every floating-to-floating cast.
     const bool wide = to == Dtype::f64 || to == Dtype::f32 || to == Dtype::f16 || to == Dtype::bf16;
     if (l.floating() && l.dtype != Dtype::f8e4m3fn && l.dtype != Dtype::f8e5m2 && wide) {

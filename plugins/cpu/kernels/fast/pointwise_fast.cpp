@@ -1,0 +1,215 @@
+// ADD, SUB, MUL and casts among f32, f16 and bf16 (COPY) over large tensors: the fast kernels in
+// front of kernels/binary.cpp and kernels/copy.cpp. The operands' innermost merged dim must be unit-stride (an operand
+// of a binary op may also be broadcast along it, stride 0): runs of it go through vector loops, f16/ bf16 a block at a
+// time through f32, rounded once as the reference rounds; outputs larger than the caches use non-temporal stores. These
+// kernels have no check(): they take every call, and hand what their vector loops do not take (small tensors, other
+// layouts, other casts) straight to the reference kernel's function. The small-op call must not pay for them: measured
+// with bench_dispatch_overhead on a 1-element add, a check() costs the dispatch ~18 ns (a decline, and a second
+// candidate, more), the hand-off ~7 ns. The reasons, which a check() would give, are in each *_decline() below and
+// XD_LOG=debug logs them when a call is handed over.
+#include "kernels/fast/rows.hpp"
+
+#include <cstring>
+
+namespace xd::cpu {
+// The reference kernels (binary.cpp, copy.cpp) small calls are handed to.
+extern const plugin::kernel_def def_add, def_sub, def_mul, def_copy;
+}  // namespace xd::cpu
+
+namespace xd::cpu::fast {
+namespace {
+
+constexpr int64_t kBlock = 2048;                  // elements per block of a run
+constexpr int64_t kSmall = int64_t{1} << 14;      // fewer elements: the reference loop
+constexpr int64_t kSmallCopy = int64_t{1} << 15;  // fewer elements: one memcpy or cast loop
+
+enum class Op { add, sub, mul };
+
+bool same_shape(const xd_view& v, const xd_view& out) {
+  if (v.ndim != out.ndim) return false;
+  for (int d = 0; d < out.ndim; ++d)
+    if (v.sizes[d] != out.sizes[d]) return false;
+  return true;
+}
+
+// The innermost steps (bytes) of the merged layout of out, a and b.
+std::array<int64_t, 3> inner_steps(const xd_view& out, const xd_view& a, const xd_view& b, int64_t sz) {
+  const strided_layout<3> l(out.ndim, out.sizes, {out.strides, a.strides, b.strides}, {sz, sz, sz});
+  std::array<int64_t, 3> steps{sz, sz, sz};
+  l.for_each_run({nullptr, nullptr, nullptr}, 0, std::min<int64_t>(l.numel(), 1),
+                 [&](const std::array<char*, 3>&, int64_t, const std::array<int64_t, 3>& s) { steps = s; });
+  return steps;
+}
+
+// A call small enough for the reference loop's inline path (see the top of the file). Never
+// throws: a malformed call is not small, and the checked path below reports it.
+bool small(const xd_kernel_call* c, int64_t limit) noexcept {
+  if (c->num_outputs < 1 || c->outputs[0].ndim < 0 || c->outputs[0].ndim > kMaxDims) return false;
+  int64_t n = 1;
+  for (int d = 0; d < c->outputs[0].ndim; ++d) {
+    if (c->outputs[0].sizes[d] < 0) return false;
+    if (c->outputs[0].sizes[d] == 0) return true;
+    // Capped at `limit`: no overflow, and the answer is the same.
+    n = c->outputs[0].sizes[d] >= limit ? limit : std::min(limit, n * c->outputs[0].sizes[d]);
+  }
+  return n < limit;
+}
+
+// Runs the reference kernel `def` for the call's dtype.
+xd_status run_reference(const plugin::kernel_def& def, xd_dtype d, const xd_kernel_call* c) { return def.fn_for(d)(c); }
+
+// The reason `decline` gives for the call, or nullptr; a malformed call is handed over too (the
+// reference reports it).
+const char* declined(const char* (*decline)(const xd_kernel_call*), const xd_kernel_call* c) noexcept {
+  try {
+    return decline(c);
+  } catch (...) {
+    return "a malformed call (the reference reports it)";
+  }
+}
+
+// Hands a call the vector loops do not take to the reference kernel, saying why at XD_LOG=debug.
+xd_status hand_over(const plugin::kernel_def& def, xd_dtype d, const xd_kernel_call* c, const char* why) noexcept {
+  try {
+    plugin::log(XD_LOG_DEBUG, std::string("cpu.") + def.name + ".fast hands a call to cpu." + def.name + ": " + why);
+  } catch (...) {  // a message that cannot be built is no reason not to compute
+  }
+  return run_reference(def, d, c);
+}
+
+const char* binary_decline(const xd_kernel_call* c) {
+  const xd_view& out = output(c, 0);
+  if (numel(out) < kSmall) return "small tensors run the reference loop";
+  const xd_view& a = input(c, 0);
+  const xd_view& b = input(c, 1);
+  if (out.ndim > kMaxDims || !same_shape(a, out) || !same_shape(b, out))
+    return "a malformed call (the reference reports it)";
+  const int64_t sz = dtype_bytes(out.dtype);
+  const auto s = inner_steps(out, a, b, sz);
+  if (s[0] != sz || s[1] != sz || (s[2] != sz && s[2] != 0))
+    return "takes operands unit-stride along their innermost dim (b may be broadcast); others run the reference loop";
+  return nullptr;
+}
+
+float alpha_of(const xd_kernel_call* c) {
+  const auto* a = find_attrs<xd_attrs_scalar>(c);
+  return a == nullptr ? 1.0f : static_cast<float>(a->real);
+}
+
+template <Op K>
+const plugin::kernel_def& reference_of() {
+  return K == Op::add ? def_add : K == Op::sub ? def_sub : def_mul;
+}
+
+template <Op K>
+struct binary_fast {
+  template <class T>
+  static xd_status run(const xd_kernel_call* c) {
+    if (small(c, kSmall)) return run_reference(reference_of<K>(), type_info<T>::id, c);
+    if (const char* why = declined(binary_decline, c)) return hand_over(reference_of<K>(), type_info<T>::id, c, why);
+    return kernel_guard(c, [&] {
+      const xd_view& out = output(c, 0);
+      const xd_view& a = input(c, 0);
+      const xd_view& b = input(c, 1);
+      check_dtype(a, static_cast<xd_dtype>(out.dtype), "binary input");
+      check_dtype(b, static_cast<xd_dtype>(out.dtype), "binary input");
+      // The reference computes alpha in the compute type (f32 for every dtype here).
+      const float alpha = K == Op::add ? alpha_of(c) : K == Op::sub ? -alpha_of(c) : 1.0f;
+      constexpr int64_t sz = sizeof(T);
+      const strided_layout<3> l(out.ndim, out.sizes, {out.strides, a.strides, b.strides}, {sz, sz, sz});
+      const bool stream = l.numel() * sz >= stream_threshold_bytes();
+      parallel_for(l.numel(), kElementGrain, [&](int64_t begin, int64_t end) {
+        scratch s(3, kBlock);
+        l.for_each_run({data(out), data(a), data(b)}, begin, end,
+                       [&](const std::array<char*, 3>& p, int64_t len, const std::array<int64_t, 3>& st) {
+                         T* y = reinterpret_cast<T*>(p[0]);
+                         const T* ap = reinterpret_cast<const T*>(p[1]);
+                         const T* bp = reinterpret_cast<const T*>(p[2]);
+                         const int64_t b_step = st[2] == 0 ? 0 : 1;
+                         for (int64_t at = 0; at < len; at += kBlock) {
+                           const int64_t m = std::min(kBlock, len - at);
+                           const float* af = load_f32(ap + at, m, s.row(0));
+                           const float* bf = load_f32(bp + at * b_step, b_step == 0 ? 1 : m, s.row(1));
+                           float* r = result_row(y + at, s.row(2));
+                           if constexpr (K == Op::mul) {
+                             simd::mul(af, bf, b_step, r, m, stream_f32<T>(stream));
+                           } else {
+                             simd::add(af, bf, b_step, alpha, r, m, stream_f32<T>(stream));
+                           }
+                           finish_row(r, y + at, m, stream, s.half_row());
+                         }
+                       });
+      });
+    });
+  }
+};
+
+// ---------------------------------------------------------------- copy
+
+bool dense(const xd_view& v) { return plugin::view(v).is_contiguous(); }
+bool narrow_or_f32(int32_t d) { return d == XD_DTYPE_F32 || d == XD_DTYPE_F16 || d == XD_DTYPE_BF16; }
+
+const char* copy_decline(const xd_kernel_call* c) {
+  const xd_view& src = input(c, 0);
+  const xd_view& dst = output(c, 0);
+  if (numel(dst) < kSmallCopy) return "copies of fewer than 32768 elements run the reference";
+  if (!same_shape(src, dst)) return "a malformed call (the reference reports it)";
+  if (!dense(src) || !dense(dst)) return "takes dense tensors; strided copies run the reference loop";
+  // A same-dtype copy stays the reference's one memcpy: split over the 2 threads here it measured
+  // slower at 64 MiB (18.2 against 22 GB/s) and faster at 256 MiB (26.8 against 20), so neither
+  // choice is right for every size (docs/performance.md).
+  if (src.dtype == dst.dtype) return "a same-dtype copy is one memcpy (the reference's)";
+  if (!narrow_or_f32(src.dtype) || !narrow_or_f32(dst.dtype))
+    return "casts other than between f32, f16 and bf16 run the reference loop";
+  return nullptr;
+}
+
+struct copy_fast {
+  template <class S>
+  static xd_status run(const xd_kernel_call* c) {
+    if (small(c, kSmallCopy)) return run_reference(def_copy, type_info<S>::id, c);
+    if (const char* why = declined(copy_decline, c)) return hand_over(def_copy, type_info<S>::id, c, why);
+    return kernel_guard(c, [&] {
+      const xd_view& src = input(c, 0);
+      const xd_view& dst = output(c, 0);
+      const int64_t n = numel(dst);
+      const char* in = data(src);
+      char* out = data(dst);
+      const int64_t dsz = dtype_bytes(dst.dtype);
+      const bool stream = n * dsz >= stream_threshold_bytes();
+      if constexpr (std::is_same_v<S, float> || std::is_same_v<S, ::xd::half> || std::is_same_v<S, ::xd::bfloat16>) {
+        visit_floating(dst.dtype, [&]<class D>(std::type_identity<D>) {
+          if constexpr (std::is_same_v<D, float> || std::is_same_v<D, ::xd::half> ||
+                        std::is_same_v<D, ::xd::bfloat16>) {
+            parallel_for(n, kElementGrain, [&](int64_t b, int64_t e) {
+              scratch s(1, kBlock);
+              for (int64_t at = b; at < e; at += kBlock) {
+                const int64_t m = std::min(kBlock, e - at);
+                const float* f = load_f32(reinterpret_cast<const S*>(in) + at, m, s.row(0));
+                store_f32(f, reinterpret_cast<D*>(out) + at, m, stream, s.half_row());
+              }
+            });
+          } else {
+            plugin::fail(XD_ERR_INTERNAL, "copy.fast: a cast it hands over reached its vector loop");
+          }
+        });
+      } else {
+        plugin::fail(XD_ERR_INTERNAL, "copy.fast: a cast it hands over reached its vector loop");
+      }
+    });
+  }
+};
+
+}  // namespace
+}  // namespace xd::cpu::fast
+
+namespace xd::cpu {
+// Entries of the registration list (kernel_list.cpp).
+extern const plugin::kernel_def def_add_fast =
+    fast::fast_kernel<fast::binary_fast<fast::Op::add>>(XD_OP_ADD, "add.fast", nullptr);
+extern const plugin::kernel_def def_sub_fast =
+    fast::fast_kernel<fast::binary_fast<fast::Op::sub>>(XD_OP_SUB, "sub.fast", nullptr);
+extern const plugin::kernel_def def_mul_fast =
+    fast::fast_kernel<fast::binary_fast<fast::Op::mul>>(XD_OP_MUL, "mul.fast", nullptr);
+extern const plugin::kernel_def def_copy_fast = fast::fast_kernel<fast::copy_fast>(XD_OP_COPY, "copy.fast", nullptr);
+}  // namespace xd::cpu

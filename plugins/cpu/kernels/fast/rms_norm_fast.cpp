@@ -1,0 +1,208 @@
+// RMS_NORM and RMS_NORM_BACKWARD over rows whose normalized dims are contiguous: the fast kernels
+// in front of kernels/rms_norm.cpp and kernels/rms_norm_backward.cpp, with their arithmetic (see
+// there): squares and products in f32, sums in double, rstd rounded to f32, dw accumulated per
+// fixed block of rows and the blocks added in order, so no result depends on the thread count.
+// A row is read from memory once and revisited in L1/L2; outputs larger than the caches are
+// written with non-temporal stores.
+#include "kernels/fast/rows.hpp"
+#include "kernels/rms_norm.hpp"
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+namespace xd::cpu::fast {
+namespace {
+
+constexpr int64_t kRowBlock = 256;  // rows per dw partial, as the reference
+
+// Whether the normalized dims of `v` (from `lead` on) are one contiguous run.
+bool row_contiguous(const xd_view* v, int lead, int64_t elem) {
+  return v == nullptr || contiguous_dims(*v, dims_from(lead), elem);
+}
+bool all_contiguous(const xd_view* w, int64_t elem) { return w == nullptr || contiguous_dims(*w, ~uint64_t{0}, elem); }
+
+int64_t row_length(const xd_view& x, int lead) {
+  int64_t n = 1;
+  for (int d = lead; d < x.ndim; ++d) n *= x.sizes[d];
+  return n;
+}
+
+// A weight of any floating dtype as f32 (what the reference's compute type makes of it).
+std::vector<float> weight_f32(const xd_view* w, int64_t n) {
+  std::vector<float> out;
+  if (w == nullptr) return out;
+  out.resize(static_cast<size_t>(n));
+  visit_floating(w->dtype, [&]<class W>(std::type_identity<W>) {
+    const W* p = reinterpret_cast<const W*>(data(*w));
+    for (int64_t i = 0; i < n; ++i) out[static_cast<size_t>(i)] = static_cast<float>(load(p[i]));
+  });
+  return out;
+}
+
+const char* forward_decline(const xd_kernel_call* c) {
+  const xd_view& x = input(c, 0);
+  const xd_view* w = optional_input(c, 1);
+  const int k = need_attrs<xd_attrs_rms_norm>(c).normalized_ndim;
+  if (k < 1 || k > x.ndim || output(c, 0).ndim != x.ndim) return "a malformed call (the reference reports it)";
+  const int lead = x.ndim - k;
+  const int64_t sz = dtype_bytes(x.dtype);
+  if (!row_contiguous(&x, lead, sz) || !row_contiguous(&output(c, 0), lead, sz) ||
+      (w != nullptr && !all_contiguous(w, dtype_bytes(w->dtype))))
+    return "takes rows (and a weight) contiguous over the normalized dims; strided ones run the reference loop";
+  if (row_length(x, lead) > kMaxRow) return "rows longer than 4194304 elements run the reference loop";
+  return nullptr;
+}
+
+const char* backward_decline(const xd_kernel_call* c) {
+  const xd_view& g = input(c, 0);
+  const xd_view& x = input(c, 1);
+  const xd_view* w = optional_input(c, 3);
+  const xd_view* dx = optional_output(c, 0);
+  const xd_view* dw = optional_output(c, 1);
+  const int k = need_attrs<xd_attrs_rms_norm_backward>(c).normalized_ndim;
+  if (k < 1 || k > x.ndim || g.ndim != x.ndim || (dx != nullptr && dx->ndim != x.ndim))
+    return "a malformed call (the reference reports it)";
+  const int lead = x.ndim - k;
+  const int64_t sz = dtype_bytes(x.dtype);
+  if (!row_contiguous(&x, lead, sz) || !row_contiguous(&g, lead, sz) || !row_contiguous(dx, lead, sz) ||
+      (w != nullptr && !all_contiguous(w, dtype_bytes(w->dtype))) ||
+      (dw != nullptr && !all_contiguous(dw, dtype_bytes(dw->dtype))))
+    return "takes rows (and weights) contiguous over the normalized dims; strided ones run the reference loop";
+  if (row_length(x, lead) > kMaxRow) return "rows longer than 4194304 elements run the reference loop";
+  return nullptr;
+}
+
+int32_t forward_check(const xd_kernel_call* c, char* reason, size_t reason_size) {
+  return check_with(reason, reason_size, [&] { return forward_decline(c); });
+}
+int32_t backward_check(const xd_kernel_call* c, char* reason, size_t reason_size) {
+  return check_with(reason, reason_size, [&] { return backward_decline(c); });
+}
+
+struct rms_norm_fast {
+  template <class T>
+  static xd_status run(const xd_kernel_call* c) {
+    return kernel_guard(c, [&] {
+      if (const char* why = forward_decline(c)) plugin::fail(XD_ERR_INTERNAL, std::string("rms_norm.fast ") + why);
+      const rms_norm_operands o = rms_norm_operands_of(c);
+      const xd_view& x = o.x;
+      const xd_view* w = o.w;
+      const xd_view& y = o.y;
+      const xd_view& rstd = o.rstd;
+      const auto& attrs = o.attrs;
+      const int lead = o.lead;
+      const int64_t n = row_length(x, lead);
+      constexpr int64_t sz = sizeof(T);
+      const strided_layout<3> rows(x.ndim, x.sizes, {x.strides, y.strides, rstd.strides}, {sz, sz, 4},
+                                   trailing_mask(lead));
+      if (rows.numel() == 0) return;
+      const std::vector<float> wf = weight_f32(w, n);
+      const float* wp = w != nullptr ? wf.data() : nullptr;
+      const bool stream = rows.numel() * n * sz >= stream_threshold_bytes();
+      const float eps = static_cast<float>(attrs.eps);
+      const int64_t grain = std::max<int64_t>(1, kElementGrain / std::max<int64_t>(n, 1));
+      parallel_for(rows.numel(), grain, [&](int64_t begin, int64_t end) {
+        scratch s(2, n);
+        auto row = [&](const T* xp, T* yp, float* rp) {
+          const float* xf = load_f32(xp, n, s.row(0));
+          double ss = simd::sum_squares(xf, n);
+          if (ss > static_cast<double>(std::numeric_limits<float>::max())) ss = std::numeric_limits<double>::infinity();
+          const double ms = n == 0 ? std::numeric_limits<double>::quiet_NaN() : ss / static_cast<double>(n);
+          const float r = static_cast<float>(1.0 / std::sqrt(static_cast<double>(static_cast<float>(ms) + eps)));
+          *rp = r;
+          float* out = result_row(yp, s.row(1));
+          simd::scale_weighted(xf, r, wp, out, n, stream_f32<T>(stream));
+          finish_row(out, yp, n, stream, s.half_row());
+        };
+        rows.for_each_run({data(x), data(y), data(rstd)}, begin, end,
+                          [&](const std::array<char*, 3>& p, int64_t len, const std::array<int64_t, 3>& st) {
+                            for (int64_t i = 0; i < len; ++i)
+                              row(reinterpret_cast<const T*>(p[0] + i * st[0]), reinterpret_cast<T*>(p[1] + i * st[1]),
+                                  reinterpret_cast<float*>(p[2] + i * st[2]));
+                          });
+      });
+    });
+  }
+};
+
+struct rms_norm_backward_fast {
+  template <class T>
+  static xd_status run(const xd_kernel_call* c) {
+    return kernel_guard(c, [&] {
+      if (const char* why = backward_decline(c))
+        plugin::fail(XD_ERR_INTERNAL, std::string("rms_norm_backward.fast ") + why);
+      const rms_norm_backward_operands o = rms_norm_backward_operands_of(c);
+      const xd_view& g = o.g;
+      const xd_view& x = o.x;
+      const xd_view& rstd = o.rstd;
+      const xd_view* w = o.w;
+      const xd_view* dx = o.dx;
+      const xd_view* dw = o.dw;
+      const int lead = o.lead;
+      if (dx == nullptr && dw == nullptr) return;
+      const int64_t n = row_length(x, lead);
+      constexpr int64_t sz = sizeof(T);
+      const int64_t* zero = zero_strides();
+      const strided_layout<4> rows(x.ndim, x.sizes, {g.strides, x.strides, rstd.strides, dx ? dx->strides : zero},
+                                   {sz, sz, 4, sz}, trailing_mask(lead));
+      const int64_t n_rows = rows.numel();
+      if (n_rows == 0 && dw == nullptr) return;
+      const std::vector<float> wf = weight_f32(w, n);
+      const float* wp = w != nullptr ? wf.data() : nullptr;
+      const bool stream = dx != nullptr && n_rows * n * sz >= stream_threshold_bytes();
+      const int64_t blocks = (n_rows + kRowBlock - 1) / kRowBlock;
+      std::vector<double> partial(dw != nullptr ? static_cast<size_t>(blocks * n) : 0);
+      const int64_t grain = std::max<int64_t>(1, kElementGrain / (kRowBlock * std::max<int64_t>(n, 1)));
+      parallel_for(blocks, grain, [&](int64_t begin, int64_t end) {
+        scratch s(3, n);
+        for (int64_t blk = begin; blk < end; ++blk) {
+          double* part = dw != nullptr ? partial.data() + blk * n : nullptr;
+          auto row = [&](const T* gp, const T* xp, float r, T* dxp) {
+            const float* gf = load_f32(gp, n, s.row(0));
+            const float* xf = load_f32(xp, n, s.row(1));
+            if (dx != nullptr && n > 0) {
+              const double sum = simd::dot_gw_xh(gf, wp, xf, r, n);
+              const float mean = static_cast<float>(sum / static_cast<double>(n));
+              float* out = result_row(dxp, s.row(2));
+              simd::rms_dx(gf, wp, xf, r, mean, out, n, stream_f32<T>(stream));
+              finish_row(out, dxp, n, stream, s.half_row());
+            }
+            if (part != nullptr) simd::accumulate_g_xh(gf, xf, r, part, n);
+          };
+          rows.for_each_run(
+              {data(g), data(x), data(rstd), dx ? data(*dx) : nullptr}, blk * kRowBlock,
+              std::min(n_rows, (blk + 1) * kRowBlock),
+              [&](const std::array<char*, 4>& p, int64_t len, const std::array<int64_t, 4>& st) {
+                for (int64_t i = 0; i < len; ++i)
+                  row(reinterpret_cast<const T*>(p[0] + i * st[0]), reinterpret_cast<const T*>(p[1] + i * st[1]),
+                      *reinterpret_cast<const float*>(p[2] + i * st[2]), reinterpret_cast<T*>(p[3] + i * st[3]));
+              });
+        }
+      });
+      if (dw != nullptr) {
+        visit_floating(dw->dtype, [&]<class W>(std::type_identity<W>) {
+          W* out = reinterpret_cast<W*>(data(*dw));
+          parallel_for(n, kElementGrain, [&](int64_t b, int64_t e) {
+            for (int64_t j = b; j < e; ++j) {
+              double total = 0;
+              for (int64_t blk = 0; blk < blocks; ++blk) total += partial[static_cast<size_t>(blk * n + j)];
+              out[j] = cast<W>(total);
+            }
+          });
+        });
+      }
+    });
+  }
+};
+
+}  // namespace
+}  // namespace xd::cpu::fast
+
+namespace xd::cpu {
+// Entries of the registration list (kernel_list.cpp).
+extern const plugin::kernel_def def_rms_norm_fast =
+    fast::fast_kernel<fast::rms_norm_fast>(XD_OP_RMS_NORM, "rms_norm.fast", fast::forward_check);
+extern const plugin::kernel_def def_rms_norm_backward_fast = fast::fast_kernel<fast::rms_norm_backward_fast>(
+    XD_OP_RMS_NORM_BACKWARD, "rms_norm_backward.fast", fast::backward_check);
+}  // namespace xd::cpu

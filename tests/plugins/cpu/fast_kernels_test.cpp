@@ -1,0 +1,244 @@
+// The CPU backend's fast kernels (plugins/cpu/kernels/fast/) against its reference loops, each
+// call run twice in one process: once as dispatch picks (the fast kernel, asserted by its call
+// count) and once with the fast kernel disabled (the reference loop). Inputs are past the sizes
+// under which the fast kernels leave work to the loops, and hold the values where vector code
+// goes wrong: NaN, +-Inf, +-0, subnormals, values near f32's overflow, in f32, f16 and bf16.
+// Under XD_CPU_KERNELS=reference (the cpu_kernels_test.reference CTest entry) there are no fast
+// kernels; these tests then check that and skip.
+#include <xd/backend.hpp>
+#include <xd/error.hpp>
+
+#include "test_util.hpp"
+
+#include <cstdlib>
+#include <functional>
+#include <string>
+
+namespace {
+
+using namespace xdt;
+using xd::Dtype;
+using xd::Tensor;
+
+bool reference_only() {
+  const char* v = std::getenv("XD_CPU_KERNELS");
+  return v != nullptr && std::string(v) == "reference";
+}
+
+// Calls of a kernel over all the dtypes it is registered for.
+uint64_t calls_of(const std::string& kernel) {
+  uint64_t n = 0;
+  for (const auto& k : xd::kernels())
+    if (k.name == kernel) n += k.calls;
+  return n;
+}
+
+// Values for n elements: ordinary ones in [-4, 4) with, when `special`, NaN, +-Inf, +-0,
+// subnormals and +-3e38 sprinkled in (not in every row, so most rows stay finite).
+std::vector<double> values(size_t n, Dtype d, bool special, uint32_t seed) {
+  std::vector<double> v = random_values(n, -4, 4, d, seed);
+  if (!special) return v;
+  const double big = d == Dtype::f16 ? 60000.0 : 3e38;
+  const double tiny = d == Dtype::f16 ? 3e-8 : (d == Dtype::bf16 ? 1e-39 : 1e-40);
+  const double specials[] = {kNaN, kInf, -kInf, 0.0, -0.0, tiny, -tiny, big, -big};
+  for (size_t i = 0; i < n; i += 997) v[i] = specials[(i / 997) % std::size(specials)];
+  return v;
+}
+
+// Runs `op` as dispatch picks, expecting `fast` to run, then with `fast` disabled, and compares
+// every output: NaN where the reference has NaN, equal infinities, the rest within `t`.
+void expect_same(const std::string& fast, const std::function<std::vector<Tensor>()>& op, Tol t) {
+  const uint64_t before = calls_of(fast);
+  const std::vector<Tensor> got = op();
+  ASSERT_GT(calls_of(fast), before) << fast << " did not run";
+  ASSERT_TRUE(xd::set_kernel_enabled(fast, false));
+  std::vector<Tensor> expected;
+  try {
+    expected = op();
+  } catch (...) {
+    xd::set_kernel_enabled(fast, true);
+    throw;
+  }
+  xd::set_kernel_enabled(fast, true);
+  ASSERT_EQ(got.size(), expected.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    EXPECT_EQ(got[i].dtype(), expected[i].dtype());
+    EXPECT_TRUE(all_close(read(got[i]), read(expected[i]), t)) << fast << " output " << i;
+  }
+}
+
+class FastKernels : public ::testing::TestWithParam<Dtype> {
+ protected:
+  void SetUp() override {
+    if (reference_only()) GTEST_SKIP() << "XD_CPU_KERNELS=reference: no fast kernels";
+  }
+  Dtype d() const { return GetParam(); }
+  Tensor make_values(xd::IntList shape, bool special, uint32_t seed) const {
+    size_t n = 1;
+    for (const int64_t s : shape) n *= static_cast<size_t>(s);
+    return make(values(n, d(), special, seed), shape, d());
+  }
+};
+
+TEST_P(FastKernels, SoftmaxAndLogSoftmaxMatchTheReference) {
+  for (const bool special : {false, true}) {
+    const Tensor x = make_values({40, 1031}, special, 1);
+    expect_same(
+        "cpu.softmax.fast", [&] { return std::vector<Tensor>{xd::softmax(x, 1)}; }, tol(d()));
+    expect_same(
+        "cpu.log_softmax.fast", [&] { return std::vector<Tensor>{xd::log_softmax(x, -1)}; }, tol(d()));
+  }
+}
+
+TEST_P(FastKernels, ASoftmaxRowWithANonFiniteMaximumIsNaN) {
+  std::vector<double> v(2 * 8192, 1.0);
+  v[3] = kInf;                                            // row 0: +Inf
+  for (size_t i = 8192; i < v.size(); ++i) v[i] = -kInf;  // row 1: all -Inf
+  const Tensor out = xd::softmax(make(v, {2, 8192}, d()), 1);
+  for (const double y : read(out)) EXPECT_TRUE(std::isnan(y));
+}
+
+TEST_P(FastKernels, RmsNormForwardAndBackwardMatchTheReference) {
+  for (const bool special : {false, true}) {
+    const Tensor x = make_values({33, 1027}, special, 2);
+    const Tensor g = make_values({33, 1027}, false, 3);
+    const Tensor w = make(random_values(1027, 0.5, 1.5, d(), 4), {1027}, d());
+    expect_same(
+        "cpu.rms_norm.fast",
+        [&] {
+          auto [y, rstd] = xd::rms_norm(x, {1027}, w, 1e-6);
+          return std::vector<Tensor>{y, rstd};
+        },
+        tol(d()));
+    const auto [y, rstd] = xd::rms_norm(x, {1027}, w, 1e-6);
+    Tol bt = tol(d());
+    bt.rtol *= 4;
+    expect_same(
+        "cpu.rms_norm_backward.fast",
+        [&] {
+          auto [dx, dw] = xd::rms_norm_backward(g, x, {1027}, rstd, w);
+          return std::vector<Tensor>{dx, dw};
+        },
+        bt);
+  }
+}
+
+TEST_P(FastKernels, ReductionsMatchTheReferenceEvenWhenTheSumCancels) {
+  for (const bool special : {false, true}) {
+    const Tensor x = make_values({17, 4099}, special, 5);
+    Tol t = tol(d());
+    t.rtol *= 64;  // sums of 4099 terms
+    t.atol *= 64;
+    expect_same(
+        "cpu.sum.fast", [&] { return std::vector<Tensor>{xd::sum(x, {1})}; }, t);
+    expect_same(
+        "cpu.mean.fast", [&] { return std::vector<Tensor>{xd::mean(x, {1})}; }, t);
+    expect_same(
+        "cpu.amax.fast", [&] { return std::vector<Tensor>{xd::amax(x, {1})}; }, Tol{0, 0});
+    expect_same(
+        "cpu.amin.fast", [&] { return std::vector<Tensor>{xd::amin(x, {1})}; }, Tol{0, 0});
+  }
+  // +-big beside small values: any order but the reference's loses different small terms; the
+  // fast kernel sums such a row again in the reference's order, so the results are equal.
+  if (d() == Dtype::f32) {
+    std::vector<double> v = random_values(8192, -1, 1, Dtype::f32, 6);
+    v[10] = 3e38;
+    v[5000] = -3e38;
+    const Tensor x = make(v, {1, 8192}, Dtype::f32);
+    expect_same(
+        "cpu.sum.fast", [&] { return std::vector<Tensor>{xd::sum(x, {1})}; }, Tol{0, 0});
+  }
+}
+
+TEST_P(FastKernels, BinaryOpsMatchTheReferenceWithBroadcasting) {
+  for (const bool special : {false, true}) {
+    const Tensor a = make_values({65, 517}, special, 7);
+    const Tensor b = make_values({65, 517}, special, 8);
+    const Tensor row = make_values({517}, special, 9);
+    const Tensor col = make_values({65, 1}, special, 10);
+    expect_same(
+        "cpu.add.fast", [&] { return std::vector<Tensor>{xd::add(a, b, -0.5)}; }, tol(d()));
+    expect_same(
+        "cpu.add.fast", [&] { return std::vector<Tensor>{xd::add(a, row)}; }, tol(d()));
+    expect_same(
+        "cpu.sub.fast", [&] { return std::vector<Tensor>{xd::sub(a, col, 2.0)}; }, tol(d()));
+    expect_same(
+        "cpu.mul.fast", [&] { return std::vector<Tensor>{xd::mul(a, b)}; }, tol(d()));
+  }
+}
+
+TEST_P(FastKernels, CopiesAndCastsMatchTheReferenceBitForBit) {
+  const Tensor x = make_values({181, 191}, true, 11);
+  for (const Dtype to : {Dtype::f32, Dtype::f16, Dtype::bf16}) {
+    if (to == d()) continue;  // to() of the same dtype is the tensor itself, no copy
+    expect_same(
+        "cpu.copy.fast", [&] { return std::vector<Tensor>{x.to(to)}; }, Tol{0, 0});
+  }
+  expect_same(
+      "cpu.copy.fast", [&] { return std::vector<Tensor>{x.clone()}; }, Tol{0, 0});
+}
+
+INSTANTIATE_TEST_SUITE_P(Dtypes, FastKernels, ::testing::Values(Dtype::f32, Dtype::f16, Dtype::bf16),
+                         [](const auto& info) { return std::string(xd::dtype_name(info.param)); });
+
+// ------------------------------------------------------------------------------------------------
+
+// With the reference loop disabled, the fast kernel alone says why it does not take a call.
+void expect_declines(const std::string& reference, const std::function<void()>& op, const std::string& reason) {
+  ASSERT_TRUE(xd::set_kernel_enabled(reference, false));
+  try {
+    op();
+    ADD_FAILURE() << "expected NotImplementedError";
+  } catch (const xd::NotImplementedError& e) {
+    EXPECT_NE(std::string(e.what()).find(reason), std::string::npos) << e.what();
+  }
+  xd::set_kernel_enabled(reference, true);
+}
+
+TEST(FastKernelsDecline, LayoutsTheyDoNotTakeWithAReason) {
+  if (reference_only()) GTEST_SKIP() << "XD_CPU_KERNELS=reference: no fast kernels";
+  const Tensor x = make(random_values(300 * 200, -1, 1, Dtype::f32, 12), {300, 200}, Dtype::f32);
+  const Tensor xt = x.t();
+  expect_declines(
+      "cpu.softmax", [&] { (void)xd::softmax(xt, 1); },
+      "cpu.softmax.fast: takes rows contiguous along dim; strided rows run the reference loop");
+  expect_declines(
+      "cpu.sum", [&] { (void)xd::sum(x, {0}); }, "cpu.sum.fast: takes reduced dims that are one contiguous run");
+}
+
+// Small binary ops and copies are taken by the fast kernel and handed to the reference loop's
+// code inline (a decline would cost the small-op call a second candidate): with the reference
+// kernel disabled they still compute the reference's result.
+// Binary ops and copies have no check(): what their vectors do not take (a transposed operand
+// here) is handed to the reference loop's code inline, with the same result.
+TEST(FastKernelsDecline, BinaryOpsHandOtherLayoutsToTheReferenceLoop) {
+  if (reference_only()) GTEST_SKIP() << "XD_CPU_KERNELS=reference: no fast kernels";
+  const Tensor x = make(random_values(300 * 200, -1, 1, Dtype::f32, 12), {300, 200}, Dtype::f32);
+  const Tensor y = make(random_values(300 * 200, -1, 1, Dtype::f32, 13), {200, 300}, Dtype::f32).t();
+  expect_same(
+      "cpu.add.fast", [&] { return std::vector<Tensor>{xd::add(x, y)}; }, Tol{0, 0});
+  expect_same(
+      "cpu.copy.fast", [&] { return std::vector<Tensor>{y.contiguous()}; }, Tol{0, 0});
+}
+
+TEST(FastKernelsDecline, SmallTensorsRunTheReferenceLoopInline) {
+  if (reference_only()) GTEST_SKIP() << "XD_CPU_KERNELS=reference: no fast kernels";
+  const Tensor a = make({1.0, -2.5}, {2}, Dtype::f32), b = make({2.0, kInf}, {2}, Dtype::f32);
+  ASSERT_TRUE(xd::set_kernel_enabled("cpu.add", false));
+  ASSERT_TRUE(xd::set_kernel_enabled("cpu.copy", false));
+  const uint64_t before = calls_of("cpu.add.fast");
+  const std::vector<double> sum = read(xd::add(a, b, 0.5));
+  const std::vector<double> copy = read(a.to(Dtype::bf16));
+  xd::set_kernel_enabled("cpu.add", true);
+  xd::set_kernel_enabled("cpu.copy", true);
+  EXPECT_EQ(calls_of("cpu.add.fast"), before + 1);
+  EXPECT_EQ(sum, (std::vector<double>{2.0, kInf}));
+  EXPECT_EQ(copy, (std::vector<double>{1.0, -2.5}));
+}
+
+TEST(FastKernelsOption, ReferenceRegistersNoFastKernel) {
+  if (!reference_only()) GTEST_SKIP() << "run with XD_CPU_KERNELS=reference (cpu_kernels_test.reference)";
+  for (const auto& k : xd::kernels()) EXPECT_EQ(k.name.find(".fast"), std::string::npos) << k.name;
+}
+
+}  // namespace
