@@ -1,6 +1,6 @@
 // ADD, SUB, MUL and casts among f32, f16 and bf16 (COPY) over large tensors: the fast kernels in
 // front of kernels/binary.cpp and kernels/copy.cpp. The operands' innermost merged dim must be unit-stride (an operand
-// of a binary op may also be broadcast along it, stride 0): runs of it go through vector loops, f16/ bf16 a block at a
+// of a binary op may also be broadcast along it, stride 0): runs of it go through vector loops, f16/bf16 a block at a
 // time through f32, rounded once as the reference rounds; outputs larger than the caches use non-temporal stores. These
 // kernels have no check(): they take every call, and hand what their vector loops do not take (small tensors, other
 // layouts, other casts) straight to the reference kernel's function. The small-op call must not pay for them: measured
