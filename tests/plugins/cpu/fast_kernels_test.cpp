@@ -178,6 +178,46 @@ TEST_P(FastKernels, CopiesAndCastsMatchTheReferenceBitForBit) {
       "cpu.copy.fast", [&] { return std::vector<Tensor>{x.clone()}; }, Tol{0, 0});
 }
 
+// Outputs of 16 MiB or more are written with non-temporal stores (fast/options.cpp), narrow ones
+// straight from the vector loops; rows of an odd length start at every alignment, so the elements
+// before each row's first aligned vector take the single-store path too.
+TEST_P(FastKernels, OutputsLargerThanTheCachesAreStreamedAndMatchTheReference) {
+  const int64_t rows = d() == Dtype::f32 ? 1025 : 2049, n = 4099;  // >= 16 MiB in each dtype
+  const Tensor x = make_values({rows, n}, true, 12);
+  const Tensor b = make_values({rows, n}, true, 13);
+  const Tensor row = make_values({n}, false, 14);
+  const Tensor w = make(random_values(static_cast<size_t>(n), 0.5, 1.5, d(), 15), {n}, d());
+  expect_same(
+      "cpu.add.fast", [&] { return std::vector<Tensor>{xd::add(x, row)}; }, tol(d()));
+  expect_same(
+      "cpu.mul.fast", [&] { return std::vector<Tensor>{xd::mul(x, b)}; }, tol(d()));
+  expect_same(
+      "cpu.softmax.fast", [&] { return std::vector<Tensor>{xd::softmax(x, 1)}; }, tol(d()));
+  expect_same(
+      "cpu.log_softmax.fast", [&] { return std::vector<Tensor>{xd::log_softmax(x, 1)}; }, tol(d()));
+  expect_same(
+      "cpu.rms_norm.fast",
+      [&] {
+        auto [y, rstd] = xd::rms_norm(x, {n}, w, 1e-6);
+        return std::vector<Tensor>{y, rstd};
+      },
+      tol(d()));
+  const auto [y, rstd] = xd::rms_norm(x, {n}, w, 1e-6);
+  Tol bt = tol(d());
+  bt.rtol *= 4;
+  expect_same(
+      "cpu.rms_norm_backward.fast",
+      [&] {
+        auto [dx, dw] = xd::rms_norm_backward(b, x, {n}, rstd, w);
+        return std::vector<Tensor>{dx, dw};
+      },
+      bt);
+  for (const Dtype to : {Dtype::f32, Dtype::f16, Dtype::bf16})
+    if (to != d())
+      expect_same(
+          "cpu.copy.fast", [&] { return std::vector<Tensor>{x.to(to)}; }, Tol{0, 0});
+}
+
 INSTANTIATE_TEST_SUITE_P(Dtypes, FastKernels, ::testing::Values(Dtype::f32, Dtype::f16, Dtype::bf16),
                          [](const auto& info) { return std::string(xd::dtype_name(info.param)); });
 

@@ -1,7 +1,7 @@
 // ADD, SUB, MUL and casts among f32, f16 and bf16 (COPY) over large tensors: the fast kernels in
 // front of kernels/binary.cpp and kernels/copy.cpp. The operands' innermost merged dim must be unit-stride (an operand
-// of a binary op may also be broadcast along it, stride 0): runs of it go through vector loops, f16/bf16 a block at a
-// time through f32, rounded once as the reference rounds; outputs larger than the caches use non-temporal stores. These
+// of a binary op may also be broadcast along it, stride 0): runs of it go through vector loops, f16/bf16 converted to
+// f32 in them and rounded once as the reference rounds; outputs larger than the caches use non-temporal stores. These
 // kernels have no check(): they take every call, and hand what their vector loops do not take (small tensors, other
 // layouts, other casts) straight to the reference kernel's function. The small-op call must not pay for them: measured
 // with bench_dispatch_overhead on a 1-element add, a check() costs the dispatch ~18 ns (a decline, and a second
@@ -19,7 +19,6 @@ extern const plugin::kernel_def def_add, def_sub, def_mul, def_copy;
 namespace xd::cpu::fast {
 namespace {
 
-constexpr int64_t kBlock = 2048;                  // elements per block of a run
 constexpr int64_t kSmall = int64_t{1} << 14;      // fewer elements: the reference loop
 constexpr int64_t kSmallCopy = int64_t{1} << 15;  // fewer elements: one memcpy or cast loop
 
@@ -119,24 +118,14 @@ struct binary_fast {
       const strided_layout<3> l(out.ndim, out.sizes, {out.strides, a.strides, b.strides}, {sz, sz, sz});
       const bool stream = l.numel() * sz >= stream_threshold_bytes();
       parallel_for(l.numel(), kElementGrain, [&](int64_t begin, int64_t end) {
-        scratch s(3, kBlock);
+        stream_scope fence;
         l.for_each_run({data(out), data(a), data(b)}, begin, end,
                        [&](const std::array<char*, 3>& p, int64_t len, const std::array<int64_t, 3>& st) {
-                         T* y = reinterpret_cast<T*>(p[0]);
-                         const T* ap = reinterpret_cast<const T*>(p[1]);
-                         const T* bp = reinterpret_cast<const T*>(p[2]);
                          const int64_t b_step = st[2] == 0 ? 0 : 1;
-                         for (int64_t at = 0; at < len; at += kBlock) {
-                           const int64_t m = std::min(kBlock, len - at);
-                           const float* af = load_f32(ap + at, m, s.row(0));
-                           const float* bf = load_f32(bp + at * b_step, b_step == 0 ? 1 : m, s.row(1));
-                           float* r = result_row(y + at, s.row(2));
-                           if constexpr (K == Op::mul) {
-                             simd::mul(af, bf, b_step, r, m, stream_f32<T>(stream));
-                           } else {
-                             simd::add(af, bf, b_step, alpha, r, m, stream_f32<T>(stream));
-                           }
-                           finish_row(r, y + at, m, stream, s.half_row());
+                         if constexpr (K == Op::mul) {
+                           simd::mul(p[1], p[2], elem_of<T>(), b_step, p[0], len, stream);
+                         } else {
+                           simd::add(p[1], p[2], elem_of<T>(), b_step, alpha, p[0], len, stream);
                          }
                        });
       });
@@ -182,12 +171,9 @@ struct copy_fast {
           if constexpr (std::is_same_v<D, float> || std::is_same_v<D, ::xd::half> ||
                         std::is_same_v<D, ::xd::bfloat16>) {
             parallel_for(n, kElementGrain, [&](int64_t b, int64_t e) {
-              scratch s(1, kBlock);
-              for (int64_t at = b; at < e; at += kBlock) {
-                const int64_t m = std::min(kBlock, e - at);
-                const float* f = load_f32(reinterpret_cast<const S*>(in) + at, m, s.row(0));
-                store_f32(f, reinterpret_cast<D*>(out) + at, m, stream, s.half_row());
-              }
+              stream_scope fence;
+              simd::convert(reinterpret_cast<const S*>(in) + b, elem_of<S>(), reinterpret_cast<D*>(out) + b,
+                            elem_of<D>(), e - b, stream);
             });
           } else {
             plugin::fail(XD_ERR_INTERNAL, "copy.fast: a cast it hands over reached its vector loop");

@@ -4,17 +4,15 @@
 // can only matter when the sum cancels far below its largest terms (|sum| tiny against
 // len * max|x| * 2^-52, e.g. +-3e38 beside small values): such a range is summed again in the
 // reference's order, so the result never depends on which kernel ran beyond the last bits.
-// max/min propagate NaN. Narrow dtypes are promoted a block at a time. Other layouts (a leading
+// max/min propagate NaN. Narrow dtypes are converted in the vector loops. Other layouts (a leading
 // dim, strided runs) and empty ranges run the reference.
 #include "kernels/fast/rows.hpp"
 
 #include <cmath>
-#include <limits>
 
 namespace xd::cpu::fast {
 namespace {
 
-constexpr int64_t kBlock = 4096;              // elements promoted at a time for f16/bf16
 constexpr int64_t kChunk = int64_t{1} << 14;  // the reference's chunk (kernels/reduction.cpp)
 
 enum class Kind { sum, mean, max, min };
@@ -58,7 +56,6 @@ struct reduce_fast {
       const strided_layout<2> outer(in.ndim, in.sizes, {in.strides, out.strides}, {sz, sz}, mask);
       const int64_t grain = std::max<int64_t>(1, kElementGrain / len);
       parallel_for(outer.numel(), grain, [&](int64_t begin, int64_t end) {
-        scratch s(1, std::min(len, kBlock));
         // The reference's order: chunks of kChunk summed left to right, then added in order.
         auto reference_sum = [&](const T* x) {
           double total = 0;
@@ -70,29 +67,15 @@ struct reduce_fast {
           return total;
         };
         auto reduce = [&](const T* x) -> double {
-          double acc = 0;
-          float largest = 0;
-          float ext = K == Kind::max ? -std::numeric_limits<float>::infinity() : std::numeric_limits<float>::infinity();
-          for (int64_t at = 0; at < len; at += kBlock) {
-            const int64_t m = std::min(kBlock, len - at);
-            const float* f = load_f32(x + at, m, s.row(0));
-            if constexpr (K == Kind::sum || K == Kind::mean) {
-              float block_largest = 0;
-              acc += simd::sum_max_abs(f, m, &block_largest);
-              largest = std::max(largest, block_largest);
-            } else {
-              const float v = K == Kind::max ? simd::max(f, m) : simd::min(f, m);
-              if (std::isnan(v)) return static_cast<double>(v);
-              ext = K == Kind::max ? (v > ext ? v : ext) : (v < ext ? v : ext);
-            }
-          }
           if constexpr (K == Kind::sum || K == Kind::mean) {
+            float largest = 0;
+            double acc = simd::sum_max_abs(x, elem_of<T>(), len, &largest);
             const double bound = static_cast<double>(len) * static_cast<double>(largest) * 0x1p-52;
             if (std::isfinite(bound) && bound > std::fabs(acc) * 0x1p-30) acc = reference_sum(x);
+            return K == Kind::sum ? acc : acc / static_cast<double>(len);
+          } else {
+            return K == Kind::max ? simd::max(x, elem_of<T>(), len) : simd::min(x, elem_of<T>(), len);
           }
-          if constexpr (K == Kind::sum) return acc;
-          if constexpr (K == Kind::mean) return acc / static_cast<double>(len);
-          return ext;
         };
         outer.for_each_run({data(in), data(out)}, begin, end,
                            [&](const std::array<char*, 2>& p, int64_t n, const std::array<int64_t, 2>& st) {

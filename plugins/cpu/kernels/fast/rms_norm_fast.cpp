@@ -2,8 +2,8 @@
 // in front of kernels/rms_norm.cpp and kernels/rms_norm_backward.cpp, with their arithmetic (see
 // there): squares and products in f32, sums in double, rstd rounded to f32, dw accumulated per
 // fixed block of rows and the blocks added in order, so no result depends on the thread count.
-// A row is read from memory once and revisited in L1/L2; outputs larger than the caches are
-// written with non-temporal stores.
+// A row is read from memory once and revisited in L1/L2 (bf16/f16 converted in the vector loops); outputs larger than
+// the caches are written with non-temporal stores.
 #include "kernels/fast/rows.hpp"
 #include "kernels/rms_norm.hpp"
 
@@ -103,17 +103,14 @@ struct rms_norm_fast {
       const float eps = static_cast<float>(attrs.eps);
       const int64_t grain = std::max<int64_t>(1, kElementGrain / std::max<int64_t>(n, 1));
       parallel_for(rows.numel(), grain, [&](int64_t begin, int64_t end) {
-        scratch s(2, n);
+        stream_scope fence;
         auto row = [&](const T* xp, T* yp, float* rp) {
-          const float* xf = load_f32(xp, n, s.row(0));
-          double ss = simd::sum_squares(xf, n);
+          double ss = simd::sum_squares(xp, elem_of<T>(), n);
           if (ss > static_cast<double>(std::numeric_limits<float>::max())) ss = std::numeric_limits<double>::infinity();
           const double ms = n == 0 ? std::numeric_limits<double>::quiet_NaN() : ss / static_cast<double>(n);
           const float r = static_cast<float>(1.0 / std::sqrt(static_cast<double>(static_cast<float>(ms) + eps)));
           *rp = r;
-          float* out = result_row(yp, s.row(1));
-          simd::scale_weighted(xf, r, wp, out, n, stream_f32<T>(stream));
-          finish_row(out, yp, n, stream, s.half_row());
+          simd::scale_weighted(xp, elem_of<T>(), r, wp, yp, n, stream);
         };
         rows.for_each_run({data(x), data(y), data(rstd)}, begin, end,
                           [&](const std::array<char*, 3>& p, int64_t len, const std::array<int64_t, 3>& st) {
@@ -155,20 +152,17 @@ struct rms_norm_backward_fast {
       std::vector<double> partial(dw != nullptr ? static_cast<size_t>(blocks * n) : 0);
       const int64_t grain = std::max<int64_t>(1, kElementGrain / (kRowBlock * std::max<int64_t>(n, 1)));
       parallel_for(blocks, grain, [&](int64_t begin, int64_t end) {
-        scratch s(3, n);
+        stream_scope fence;
         for (int64_t blk = begin; blk < end; ++blk) {
           double* part = dw != nullptr ? partial.data() + blk * n : nullptr;
           auto row = [&](const T* gp, const T* xp, float r, T* dxp) {
-            const float* gf = load_f32(gp, n, s.row(0));
-            const float* xf = load_f32(xp, n, s.row(1));
+            constexpr simd::elem e = elem_of<T>();
             if (dx != nullptr && n > 0) {
-              const double sum = simd::dot_gw_xh(gf, wp, xf, r, n);
+              const double sum = simd::dot_gw_xh(gp, xp, e, wp, r, n);
               const float mean = static_cast<float>(sum / static_cast<double>(n));
-              float* out = result_row(dxp, s.row(2));
-              simd::rms_dx(gf, wp, xf, r, mean, out, n, stream_f32<T>(stream));
-              finish_row(out, dxp, n, stream, s.half_row());
+              simd::rms_dx(gp, xp, e, wp, r, mean, dxp, n, stream);
             }
-            if (part != nullptr) simd::accumulate_g_xh(gf, xf, r, part, n);
+            if (part != nullptr) simd::accumulate_g_xh(gp, xp, e, r, part, n);
           };
           rows.for_each_run(
               {data(g), data(x), data(rstd), dx ? data(*dx) : nullptr}, blk * kRowBlock,

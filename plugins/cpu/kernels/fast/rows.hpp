@@ -29,82 +29,52 @@ int64_t stream_threshold_bytes();
 // run the reference loops.
 inline constexpr int64_t kMaxRow = int64_t{1} << 22;
 
-// Per-thread scratch of a parallel range: `rows` f32 rows of n and one 16-bit row. Its end is
-// the end of the thread's range, so it fences the thread's non-temporal stores.
-class scratch {
- public:
-  scratch(int rows, int64_t n)
-      : n_(n), f_(new float[static_cast<size_t>(rows * n + 1)]), h_(new uint16_t[static_cast<size_t>(n + 1)]) {}
-  ~scratch() { simd::stream_fence(); }
-  scratch(const scratch&) = delete;
-  scratch& operator=(const scratch&) = delete;
-  float* row(int i) { return f_.get() + i * n_; }
-  uint16_t* half_row() { return h_.get(); }
+// The element type of T's rows for the vector primitives.
+template <class T>
+constexpr simd::elem elem_of() {
+  if constexpr (std::is_same_v<T, ::xd::bfloat16>) {
+    return simd::elem::bf16;
+  } else if constexpr (std::is_same_v<T, ::xd::half>) {
+    return simd::elem::f16;
+  } else {
+    static_assert(std::is_same_v<T, float>);
+    return simd::elem::f32;
+  }
+}
 
- private:
-  int64_t n_;
-  std::unique_ptr<float[]> f_;
-  std::unique_ptr<uint16_t[]> h_;
+// The end of a thread's parallel range that wrote with non-temporal stores: fences them, so
+// they are visible before the range's end is.
+struct stream_scope {
+  stream_scope() = default;
+  ~stream_scope() { simd::stream_fence(); }
+  stream_scope(const stream_scope&) = delete;
+  stream_scope& operator=(const stream_scope&) = delete;
 };
 
-// The n values at p as f32: p itself for f32, else promoted into buf.
+// Per-thread scratch of a parallel range: `rows` f32 rows of n. Its end is the end of the
+// thread's range, so it fences the thread's non-temporal stores.
+class scratch {
+ public:
+  scratch(int rows, int64_t n) : n_(n), f_(new float[static_cast<size_t>(rows * n + 1)]) {}
+  float* row(int i) { return f_.get() + i * n_; }
+
+ private:
+  stream_scope fence_;
+  int64_t n_;
+  std::unique_ptr<float[]> f_;
+};
+
+// The n values at p as f32: p itself for f32, else converted into buf.
 template <class T>
 const float* load_f32(const T* p, int64_t n, float* buf) {
   if constexpr (std::is_same_v<T, float>) {
     (void)n;
     (void)buf;
     return p;
-  } else if constexpr (std::is_same_v<T, ::xd::bfloat16>) {
-    simd::promote_bf16(reinterpret_cast<const uint16_t*>(p), buf, n);
-    return buf;
   } else {
-    static_assert(std::is_same_v<T, ::xd::half>);
-    simd::promote_f16(reinterpret_cast<const uint16_t*>(p), buf, n);
+    simd::convert(p, elem_of<T>(), buf, simd::elem::f32, n);
     return buf;
   }
-}
-
-// Writes n f32 values to dst as T, rounded once; through non-temporal stores when `stream`.
-template <class T>
-void store_f32(const float* src, T* dst, int64_t n, bool stream, uint16_t* buf16) {
-  if constexpr (std::is_same_v<T, float>) {
-    (void)buf16;
-    if (stream) {
-      simd::stream_copy(dst, src, static_cast<size_t>(n) * sizeof(float));
-    } else if (src != dst) {
-      std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(float));
-    }
-  } else {
-    uint16_t* out = stream ? buf16 : reinterpret_cast<uint16_t*>(dst);
-    if constexpr (std::is_same_v<T, ::xd::bfloat16>) {
-      simd::demote_bf16(src, out, n);
-    } else {
-      simd::demote_f16(src, out, n);
-    }
-    if (stream) simd::stream_copy(dst, out, static_cast<size_t>(n) * sizeof(T));
-  }
-}
-
-// Where a row's f32 results go: straight into y for an f32 output (the vector loops write it,
-// streaming when asked), else into buf, which finish_row() then rounds into y.
-template <class T>
-float* result_row(T* y, float* buf) {
-  if constexpr (std::is_same_v<T, float>) {
-    (void)buf;
-    return y;
-  } else {
-    (void)y;
-    return buf;
-  }
-}
-template <class T>
-void finish_row(const float* r, T* y, int64_t n, bool stream, uint16_t* buf16) {
-  if constexpr (!std::is_same_v<T, float>) store_f32(r, y, n, stream, buf16);
-}
-// Whether the f32 vector loops themselves should stream (only when they write the output).
-template <class T>
-bool stream_f32(bool stream) {
-  return stream && std::is_same_v<T, float>;
 }
 
 // Whether the dims of `v` selected by `mask` (bit d = dim d) form one contiguous run in

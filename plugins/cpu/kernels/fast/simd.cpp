@@ -2,7 +2,8 @@
 // vectors and compiled per instruction set by foreach_target.h: this file includes itself once
 // per target, and HWY_DYNAMIC_DISPATCH calls the best one the CPU supports (chosen at the first
 // call). The targets are set in CMakeLists.txt (SSE4, AVX2, AVX-512 and the portable baseline).
-// clang-format off: foreach_target.h must come first, right after HWY_TARGET_INCLUDE.
+// foreach_target.h must come first, right after HWY_TARGET_INCLUDE:
+// clang-format off
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/fast/simd.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -11,11 +12,14 @@
 #include <hwy/contrib/math/math-inl.h>
 // clang-format on
 
+#include "kernels/fast/simd.hpp"
+
 #include <xd/numeric.hpp>
 
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 HWY_BEFORE_NAMESPACE();
 namespace xd::cpu::simd {
@@ -28,21 +32,172 @@ using DF = hn::ScalableTag<float>;
 using DD = hn::ScalableTag<double>;
 using DH = hn::Rebind<float, DD>;
 
-// The elementwise loops below write y[i] = f(i) for i in [0, n): vectors through `vec(i)`,
+// F16C converts f16 exactly both ways, rounding to nearest even (Highway's emulation elsewhere
+// truncates on the way down), so other targets convert f16 lane by lane through numeric.hpp.
+#undef XD_SIMD_F16C
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2 && !defined(HWY_DISABLE_F16C)
+#define XD_SIMD_F16C 1
+#else
+#define XD_SIMD_F16C 0
+#endif
+
+// ---- typed rows: the element a pointer holds is an `elem` (f32, or bf16/f16 bits); values are
+// loaded as f32 vectors and stored rounded once to nearest even, NaN kept NaN.
+
+template <elem E>
+using elem_tag = std::integral_constant<elem, E>;
+
+// Calls f(elem_tag<e>) for the runtime e: one switch per row, the loops inside are typed.
+template <class F>
+HWY_INLINE decltype(auto) by_elem(elem e, F&& f) {
+  switch (e) {
+    case elem::bf16:
+      return f(elem_tag<elem::bf16>{});
+    case elem::f16:
+      return f(elem_tag<elem::f16>{});
+    default:
+      return f(elem_tag<elem::f32>{});
+  }
+}
+
+// The element at p[i] as f32.
+template <elem E>
+HWY_INLINE float load_one(const void* HWY_RESTRICT p, int64_t i) {
+  if constexpr (E == elem::f32) {
+    return static_cast<const float*>(p)[i];
+  } else if constexpr (E == elem::bf16) {
+    return static_cast<float>(::xd::bfloat16::from_bits(static_cast<const uint16_t*>(p)[i]));
+  } else {
+    return static_cast<float>(::xd::half::from_bits(static_cast<const uint16_t*>(p)[i]));
+  }
+}
+
+template <elem E>
+HWY_INLINE void store_one(void* HWY_RESTRICT p, int64_t i, float v) {
+  if constexpr (E == elem::f32) {
+    static_cast<float*>(p)[i] = v;
+  } else if constexpr (E == elem::bf16) {
+    static_cast<uint16_t*>(p)[i] = ::xd::bfloat16(v).bits;
+  } else {
+    static_cast<uint16_t*>(p)[i] = ::xd::half(v).bits;
+  }
+}
+
+// A vector of d's lanes from p + i, as f32 (d: DF or DH).
+template <elem E, class D>
+HWY_INLINE hn::Vec<D> load_as(D d, const void* HWY_RESTRICT p, int64_t i) {
+  if constexpr (E == elem::f32) {
+    return hn::LoadU(d, static_cast<const float*>(p) + i);
+  } else if constexpr (E == elem::bf16) {
+    // bf16 is the upper half of an f32: widen and shift, exact for every value.
+    const hn::RebindToUnsigned<D> du;
+    const hn::Rebind<uint16_t, D> du16;
+    return hn::BitCast(d, hn::ShiftLeft<16>(hn::PromoteTo(du, hn::LoadU(du16, static_cast<const uint16_t*>(p) + i))));
+  } else {
+#if XD_SIMD_F16C
+    const hn::Rebind<hwy::float16_t, D> dh16;
+    return hn::PromoteTo(d, hn::LoadU(dh16, static_cast<const hwy::float16_t*>(p) + i));
+#else
+    HWY_ALIGN float lanes[hn::MaxLanes(D())];
+    for (size_t k = 0; k < hn::Lanes(d); ++k) lanes[k] = load_one<E>(p, i + static_cast<int64_t>(k));
+    return hn::Load(d, lanes);
+#endif
+  }
+}
+
+// The 16-bit patterns of v rounded to bf16 (to nearest even; a NaN keeps its sign and payload
+// and is made quiet, as numeric.hpp's float_to_bf16 does; Highway's own DemoteTo truncates).
+template <class D>
+HWY_INLINE hn::Vec<hn::Rebind<uint16_t, D>> bf16_bits(D d, hn::Vec<D> v) {
+  const hn::RebindToUnsigned<D> du;
+  const hn::RebindToSigned<D> di;
+  const hn::Rebind<uint16_t, D> du16;
+  const auto bits = hn::BitCast(du, v);
+  const auto high = hn::ShiftRight<16>(bits);
+  auto out = hn::ShiftRight<16>(hn::Add(bits, hn::Add(hn::Set(du, 0x7fffu), hn::And(high, hn::Set(du, 1u)))));
+  // NaN is rare: its fix-up behind a branch costs less than a select on every vector (the store
+  // is most of a bf16 row's work on CPUs without bf16 instructions).
+  const auto nan = hn::IsNaN(v);
+  if (HWY_UNLIKELY(!hn::AllFalse(d, nan)))
+    out = hn::IfThenElse(hn::RebindMask(du, nan), hn::Or(high, hn::Set(du, 0x40u)), out);
+  return hn::DemoteTo(du16, hn::BitCast(di, out));
+}
+
+// Whether a row of E is written with non-temporal stores when asked: a 16-bit row's vector must
+// be a whole register (x86's Stream of a partial vector writes 16 bytes), so narrow SSE4 rows
+// are stored normally.
+template <elem E, class D>
+constexpr bool can_stream(D) {
+  if constexpr (E == elem::f32)
+    return true;
+  else
+    return hn::MaxLanes(hn::Rebind<uint16_t, D>()) * sizeof(uint16_t) % 16 == 0;
+}
+
+// Stores v at p + i as E; `stream`: non-temporal (p + i aligned to the stored vector's size).
+template <elem E, class D>
+HWY_INLINE void store_as(D d, hn::Vec<D> v, void* HWY_RESTRICT p, int64_t i, bool stream) {
+  if constexpr (E == elem::f32) {
+    float* y = static_cast<float*>(p) + i;
+    if (stream) {
+      hn::Stream(v, d, y);
+    } else {
+      hn::StoreU(v, d, y);
+    }
+  } else {
+    const hn::Rebind<uint16_t, D> du16;
+    uint16_t* y = static_cast<uint16_t*>(p) + i;
+    hn::Vec<hn::Rebind<uint16_t, D>> bits;
+    if constexpr (E == elem::bf16) {
+      bits = bf16_bits(d, v);
+    } else {
+#if XD_SIMD_F16C
+      const hn::Rebind<hwy::float16_t, D> dh16;
+      bits = hn::BitCast(du16, hn::DemoteTo(dh16, v));
+#else
+      HWY_ALIGN float lanes[hn::MaxLanes(D())];
+      HWY_ALIGN uint16_t out[hn::MaxLanes(D())];
+      hn::Store(v, d, lanes);
+      for (size_t k = 0; k < hn::Lanes(d); ++k) out[k] = ::xd::half(lanes[k]).bits;
+      bits = hn::Load(du16, out);
+#endif
+    }
+    if constexpr (can_stream<E>(D())) {
+      if (stream) return hn::Stream(bits, du16, y);
+    }
+    hn::StoreU(bits, du16, y);
+  }
+}
+
+// The elementwise loops below write y[i] = f(i) as E for i in [0, n): vectors through `vec(i)`,
 // single lanes through `one(i)`. With `stream`, stores are non-temporal (aligned vectors; the
 // elements before the first aligned one are written singly).
-template <class D, class V, class S>
-HWY_INLINE void write_row(D d, float* HWY_RESTRICT y, int64_t n, bool stream, V vec, S one) {
+template <elem E, class D, class V, class S>
+HWY_INLINE void write_row(D d, void* HWY_RESTRICT y, int64_t n, bool stream, V vec, S one) {
   const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  const int64_t size = E == elem::f32 ? 4 : 2;
+  stream = stream && can_stream<E>(d);
   int64_t i = 0;
   if (stream) {
-    const uintptr_t align = static_cast<uintptr_t>(N) * sizeof(float);
-    for (; i < n && reinterpret_cast<uintptr_t>(y + i) % align != 0; ++i) y[i] = one(i);
-    for (; i + N <= n; i += N) hn::Stream(vec(i), d, y + i);
+    const uintptr_t align = static_cast<uintptr_t>(N * size);
+    const uintptr_t base = reinterpret_cast<uintptr_t>(y);
+    for (; i < n && (base + static_cast<uintptr_t>(i * size)) % align != 0; ++i) store_one<E>(y, i, one(i));
+    for (; i + N <= n; i += N) store_as<E>(d, vec(i), y, i, true);
   } else {
-    for (; i + N <= n; i += N) hn::StoreU(vec(i), d, y + i);
+    for (; i + N <= n; i += N) store_as<E>(d, vec(i), y, i, false);
   }
-  for (; i < n; ++i) y[i] = one(i);
+  for (; i < n; ++i) store_one<E>(y, i, one(i));
+}
+
+// A read loop that does more than a few vector operations per cache line (promoting to double,
+// tracking a maximum) keeps too few loads in flight for the hardware prefetcher alone: a row sum
+// in double read 13-15 GB/s here where a plain f32 sum read 18-19. Asking for the line 1 KiB
+// ahead brings it to 19-20 (docs/performance.md). A prefetch never faults, past the end included.
+constexpr int64_t kPrefetchBytes = 1024;
+template <elem E>
+HWY_INLINE void prefetch_ahead(const void* p, int64_t i) {
+  constexpr int64_t size = E == elem::f32 ? 4 : 2;
+  hwy::Prefetch(static_cast<const char*>(p) + i * size + kPrefetchBytes);
 }
 
 template <class A>
@@ -51,29 +206,32 @@ HWY_INLINE double total(A a, A b, A c, A e) {
   return hn::GetLane(hn::SumOfLanes(dd, hn::Add(hn::Add(a, b), hn::Add(c, e))));
 }
 
-// Sum over x of f(v) for each loaded vector (f32 lanes), in double; tail(x_i) for the rest.
-template <class F, class G>
-HWY_INLINE double sum_map(const float* HWY_RESTRICT x, int64_t n, F f, G tail) {
+// Sum over x (elements E) of f(v) for each loaded half-vector (f32 lanes), in double; tail(x_i)
+// for the rest.
+template <elem E, class F, class G>
+HWY_INLINE double sum_map(const void* HWY_RESTRICT x, int64_t n, F f, G tail) {
   const DH dh;
   const DD dd;
   const int64_t H = static_cast<int64_t>(hn::Lanes(dh));
   auto a0 = hn::Zero(dd), a1 = hn::Zero(dd), a2 = hn::Zero(dd), a3 = hn::Zero(dd);
   int64_t i = 0;
   for (; i + 4 * H <= n; i += 4 * H) {
-    a0 = hn::Add(a0, hn::PromoteTo(dd, f(hn::LoadU(dh, x + i))));
-    a1 = hn::Add(a1, hn::PromoteTo(dd, f(hn::LoadU(dh, x + i + H))));
-    a2 = hn::Add(a2, hn::PromoteTo(dd, f(hn::LoadU(dh, x + i + 2 * H))));
-    a3 = hn::Add(a3, hn::PromoteTo(dd, f(hn::LoadU(dh, x + i + 3 * H))));
+    prefetch_ahead<E>(x, i);
+    a0 = hn::Add(a0, hn::PromoteTo(dd, f(load_as<E>(dh, x, i))));
+    a1 = hn::Add(a1, hn::PromoteTo(dd, f(load_as<E>(dh, x, i + H))));
+    a2 = hn::Add(a2, hn::PromoteTo(dd, f(load_as<E>(dh, x, i + 2 * H))));
+    a3 = hn::Add(a3, hn::PromoteTo(dd, f(load_as<E>(dh, x, i + 3 * H))));
   }
-  for (; i + H <= n; i += H) a0 = hn::Add(a0, hn::PromoteTo(dd, f(hn::LoadU(dh, x + i))));
+  for (; i + H <= n; i += H) a0 = hn::Add(a0, hn::PromoteTo(dd, f(load_as<E>(dh, x, i))));
   double s = total(a0, a1, a2, a3);
-  for (; i < n; ++i) s += static_cast<double>(tail(x[i]));
+  for (; i < n; ++i) s += static_cast<double>(tail(load_one<E>(x, i)));
   return s;
 }
 
 // The sum in double and, through `largest`, the largest |x| (NaN ignored): one pass for the
 // reductions' order check (reduction_fast.cpp).
-double SumMaxAbs(const float* HWY_RESTRICT x, int64_t n, float* HWY_RESTRICT largest) {
+template <elem E>
+double SumMaxAbsT(const void* HWY_RESTRICT x, int64_t n, float* HWY_RESTRICT largest) {
   const DH dh;
   const DD dd;
   const int64_t H = static_cast<int64_t>(hn::Lanes(dh));
@@ -81,8 +239,9 @@ double SumMaxAbs(const float* HWY_RESTRICT x, int64_t n, float* HWY_RESTRICT lar
   auto m0 = hn::Zero(dh), m1 = hn::Zero(dh);
   int64_t i = 0;
   for (; i + 4 * H <= n; i += 4 * H) {
-    const auto v0 = hn::LoadU(dh, x + i), v1 = hn::LoadU(dh, x + i + H);
-    const auto v2 = hn::LoadU(dh, x + i + 2 * H), v3 = hn::LoadU(dh, x + i + 3 * H);
+    prefetch_ahead<E>(x, i);
+    const auto v0 = load_as<E>(dh, x, i), v1 = load_as<E>(dh, x, i + H);
+    const auto v2 = load_as<E>(dh, x, i + 2 * H), v3 = load_as<E>(dh, x, i + 3 * H);
     a0 = hn::Add(a0, hn::PromoteTo(dd, v0));
     a1 = hn::Add(a1, hn::PromoteTo(dd, v1));
     a2 = hn::Add(a2, hn::PromoteTo(dd, v2));
@@ -91,32 +250,38 @@ double SumMaxAbs(const float* HWY_RESTRICT x, int64_t n, float* HWY_RESTRICT lar
     m1 = hn::Max(m1, hn::Max(hn::Abs(v2), hn::Abs(v3)));
   }
   for (; i + H <= n; i += H) {
-    const auto v = hn::LoadU(dh, x + i);
+    const auto v = load_as<E>(dh, x, i);
     a0 = hn::Add(a0, hn::PromoteTo(dd, v));
     m0 = hn::Max(m0, hn::Abs(v));
   }
   double s = total(a0, a1, a2, a3);
   float m = hn::GetLane(hn::MaxOfLanes(dh, hn::Max(m0, m1)));
   for (; i < n; ++i) {
-    s += static_cast<double>(x[i]);
-    m = std::fabs(x[i]) > m ? std::fabs(x[i]) : m;
+    const float v = load_one<E>(x, i);
+    s += static_cast<double>(v);
+    m = std::fabs(v) > m ? std::fabs(v) : m;
   }
   *largest = m;
   return s;
 }
+double SumMaxAbs(const void* HWY_RESTRICT x, elem e, int64_t n, float* HWY_RESTRICT largest) {
+  return by_elem(e, [&](auto t) { return SumMaxAbsT<decltype(t)::value>(x, n, largest); });
+}
 
 double Sum(const float* HWY_RESTRICT x, int64_t n) {
-  return sum_map(
+  return sum_map<elem::f32>(
       x, n, [](auto v) { return v; }, [](float v) { return v; });
 }
 
-double SumSquares(const float* HWY_RESTRICT x, int64_t n) {
-  return sum_map(
-      x, n, [](auto v) { return hn::Mul(v, v); }, [](float v) { return v * v; });
+double SumSquares(const void* HWY_RESTRICT x, elem e, int64_t n) {
+  return by_elem(e, [&](auto t) {
+    return sum_map<decltype(t)::value>(
+        x, n, [](auto v) { return hn::Mul(v, v); }, [](float v) { return v * v; });
+  });
 }
 
-template <bool Max>
-float Extreme(const float* HWY_RESTRICT x, int64_t n) {
+template <bool Max, elem E>
+float Extreme(const void* HWY_RESTRICT x, int64_t n) {
   const DF d;
   const int64_t N = static_cast<int64_t>(hn::Lanes(d));
   const float init = Max ? -std::numeric_limits<float>::infinity() : std::numeric_limits<float>::infinity();
@@ -124,13 +289,14 @@ float Extreme(const float* HWY_RESTRICT x, int64_t n) {
   auto nan = hn::Zero(d);  // lanes that saw a NaN (x86 max/min drop NaN operands)
   int64_t i = 0;
   for (; i + 2 * N <= n; i += 2 * N) {
-    const auto v = hn::LoadU(d, x + i), u = hn::LoadU(d, x + i + N);
+    prefetch_ahead<E>(x, i);
+    const auto v = load_as<E>(d, x, i), u = load_as<E>(d, x, i + N);
     m0 = Max ? hn::Max(m0, v) : hn::Min(m0, v);
     m1 = Max ? hn::Max(m1, u) : hn::Min(m1, u);
     nan = hn::Or(nan, hn::Or(hn::VecFromMask(d, hn::IsNaN(v)), hn::VecFromMask(d, hn::IsNaN(u))));
   }
   for (; i + N <= n; i += N) {
-    const auto v = hn::LoadU(d, x + i);
+    const auto v = load_as<E>(d, x, i);
     m0 = Max ? hn::Max(m0, v) : hn::Min(m0, v);
     nan = hn::Or(nan, hn::VecFromMask(d, hn::IsNaN(v)));
   }
@@ -138,14 +304,18 @@ float Extreme(const float* HWY_RESTRICT x, int64_t n) {
   const auto m = Max ? hn::Max(m0, m1) : hn::Min(m0, m1);
   float r = hn::GetLane(Max ? hn::MaxOfLanes(d, m) : hn::MinOfLanes(d, m));
   for (; i < n; ++i) {
-    if (std::isnan(x[i])) return x[i];
-    r = Max ? (x[i] > r ? x[i] : r) : (x[i] < r ? x[i] : r);
+    const float v = load_one<E>(x, i);
+    if (std::isnan(v)) return v;
+    r = Max ? (v > r ? v : r) : (v < r ? v : r);
   }
   return r;
 }
-float MaxF(const float* HWY_RESTRICT x, int64_t n) { return Extreme<true>(x, n); }
-
-float MinF(const float* HWY_RESTRICT x, int64_t n) { return Extreme<false>(x, n); }
+float MaxF(const void* HWY_RESTRICT x, elem e, int64_t n) {
+  return by_elem(e, [&](auto t) { return Extreme<true, decltype(t)::value>(x, n); });
+}
+float MinF(const void* HWY_RESTRICT x, elem e, int64_t n) {
+  return by_elem(e, [&](auto t) { return Extreme<false, decltype(t)::value>(x, n); });
+}
 
 // exp(x) for x <= 0 (softmax's shifted values), 1-2 ulp: Cephes' expf reduction x = n*ln2 + r
 // with ln2 split in two, a degree-5 polynomial in r, and 2^n built in the exponent bits. x is
@@ -197,183 +367,167 @@ double ExpShifted(const float* HWY_RESTRICT x, float max, float* HWY_RESTRICT e,
   return Sum(e, n);
 }
 
-void Scale(const float* x, float s, float* y, int64_t n, bool stream) {
+void Scale(const float* HWY_RESTRICT x, float s, void* HWY_RESTRICT y, elem ey, int64_t n, bool stream) {
   const DF d;
   const auto vs = hn::Set(d, s);
-  write_row(
-      d, y, n, stream, [&](int64_t i) { return hn::Mul(hn::LoadU(d, x + i), vs); },
-      [&](int64_t i) { return x[i] * s; });
+  by_elem(ey, [&](auto t) {
+    write_row<decltype(t)::value>(
+        d, y, n, stream, [&](int64_t i) { return hn::Mul(hn::LoadU(d, x + i), vs); },
+        [&](int64_t i) { return x[i] * s; });
+  });
 }
 
-void Subtract2(const float* HWY_RESTRICT x, float a, float b, float* HWY_RESTRICT y, int64_t n, bool stream) {
+void Subtract2(const float* HWY_RESTRICT x, float a, float b, void* HWY_RESTRICT y, elem ey, int64_t n, bool stream) {
   const DF d;
   const auto va = hn::Set(d, a), vb = hn::Set(d, b);
-  write_row(
-      d, y, n, stream, [&](int64_t i) { return hn::Sub(hn::Sub(hn::LoadU(d, x + i), va), vb); },
-      [&](int64_t i) { return (x[i] - a) - b; });
+  by_elem(ey, [&](auto t) {
+    write_row<decltype(t)::value>(
+        d, y, n, stream, [&](int64_t i) { return hn::Sub(hn::Sub(hn::LoadU(d, x + i), va), vb); },
+        [&](int64_t i) { return (x[i] - a) - b; });
+  });
 }
 
-void ScaleWeighted(const float* HWY_RESTRICT x, float r, const float* HWY_RESTRICT w, float* HWY_RESTRICT y, int64_t n,
-                   bool stream) {
-  if (w == nullptr) return Scale(x, r, y, n, stream);
+void ScaleWeighted(const void* HWY_RESTRICT x, elem e, float r, const float* HWY_RESTRICT w, void* HWY_RESTRICT y,
+                   int64_t n, bool stream) {
   const DF d;
   const auto vr = hn::Set(d, r);
-  write_row(
-      d, y, n, stream, [&](int64_t i) { return hn::Mul(hn::Mul(hn::LoadU(d, x + i), vr), hn::LoadU(d, w + i)); },
-      [&](int64_t i) { return (x[i] * r) * w[i]; });
+  by_elem(e, [&](auto t) {
+    constexpr elem E = decltype(t)::value;
+    if (w == nullptr) {
+      write_row<E>(
+          d, y, n, stream, [&](int64_t i) { return hn::Mul(load_as<E>(d, x, i), vr); },
+          [&](int64_t i) { return load_one<E>(x, i) * r; });
+      return;
+    }
+    write_row<E>(
+        d, y, n, stream, [&](int64_t i) { return hn::Mul(hn::Mul(load_as<E>(d, x, i), vr), hn::LoadU(d, w + i)); },
+        [&](int64_t i) { return (load_one<E>(x, i) * r) * w[i]; });
+  });
 }
 
-double DotGwXh(const float* HWY_RESTRICT g, const float* HWY_RESTRICT w, const float* HWY_RESTRICT x, float r,
+double DotGwXh(const void* HWY_RESTRICT g, const void* HWY_RESTRICT x, elem e, const float* HWY_RESTRICT w, float r,
                int64_t n) {
-  const DH dh;
-  const DD dd;
-  const int64_t H = static_cast<int64_t>(hn::Lanes(dh));
-  const auto vr = hn::Set(dh, r);
-  auto a0 = hn::Zero(dd), a1 = hn::Zero(dd);
-  auto term = [&](int64_t at) {
-    auto gw = hn::LoadU(dh, g + at);
-    if (w != nullptr) gw = hn::Mul(gw, hn::LoadU(dh, w + at));
-    const auto xh = hn::Mul(hn::LoadU(dh, x + at), vr);
-    return hn::Mul(hn::PromoteTo(dd, gw), hn::PromoteTo(dd, xh));
-  };
-  int64_t i = 0;
-  for (; i + 2 * H <= n; i += 2 * H) {
-    a0 = hn::Add(a0, term(i));
-    a1 = hn::Add(a1, term(i + H));
-  }
-  double s = total(a0, a1, hn::Zero(dd), hn::Zero(dd));
-  for (; i < n; ++i) {
-    const float gw = w != nullptr ? g[i] * w[i] : g[i];
-    s += static_cast<double>(gw) * static_cast<double>(x[i] * r);
-  }
-  return s;
+  return by_elem(e, [&](auto t) {
+    constexpr elem E = decltype(t)::value;
+    const DH dh;
+    const DD dd;
+    const int64_t H = static_cast<int64_t>(hn::Lanes(dh));
+    const auto vr = hn::Set(dh, r);
+    auto a0 = hn::Zero(dd), a1 = hn::Zero(dd);
+    auto term = [&](int64_t at) {
+      auto gw = load_as<E>(dh, g, at);
+      if (w != nullptr) gw = hn::Mul(gw, hn::LoadU(dh, w + at));
+      const auto xh = hn::Mul(load_as<E>(dh, x, at), vr);
+      return hn::Mul(hn::PromoteTo(dd, gw), hn::PromoteTo(dd, xh));
+    };
+    int64_t i = 0;
+    for (; i + 2 * H <= n; i += 2 * H) {
+      prefetch_ahead<E>(g, i);
+      prefetch_ahead<E>(x, i);
+      a0 = hn::Add(a0, term(i));
+      a1 = hn::Add(a1, term(i + H));
+    }
+    double s = total(a0, a1, hn::Zero(dd), hn::Zero(dd));
+    for (; i < n; ++i) {
+      const float gi = load_one<E>(g, i);
+      const float gw = w != nullptr ? gi * w[i] : gi;
+      s += static_cast<double>(gw) * static_cast<double>(load_one<E>(x, i) * r);
+    }
+    return s;
+  });
 }
 
-void RmsDx(const float* HWY_RESTRICT g, const float* HWY_RESTRICT w, const float* HWY_RESTRICT x, float r, float mean,
-           float* HWY_RESTRICT dx, int64_t n, bool stream) {
+void RmsDx(const void* HWY_RESTRICT g, const void* HWY_RESTRICT x, elem e, const float* HWY_RESTRICT w, float r,
+           float mean, void* HWY_RESTRICT dx, int64_t n, bool stream) {
   const DF d;
   const auto vr = hn::Set(d, r), vm = hn::Set(d, mean);
-  write_row(
-      d, dx, n, stream,
-      [&](int64_t i) {
-        auto gw = hn::LoadU(d, g + i);
-        if (w != nullptr) gw = hn::Mul(gw, hn::LoadU(d, w + i));
-        const auto xh = hn::Mul(hn::LoadU(d, x + i), vr);
-        return hn::Mul(vr, hn::Sub(gw, hn::Mul(xh, vm)));
-      },
-      [&](int64_t i) {
-        const float gw = w != nullptr ? g[i] * w[i] : g[i];
-        return r * (gw - (x[i] * r) * mean);
-      });
+  by_elem(e, [&](auto t) {
+    constexpr elem E = decltype(t)::value;
+    write_row<E>(
+        d, dx, n, stream,
+        [&](int64_t i) {
+          auto gw = load_as<E>(d, g, i);
+          if (w != nullptr) gw = hn::Mul(gw, hn::LoadU(d, w + i));
+          const auto xh = hn::Mul(load_as<E>(d, x, i), vr);
+          return hn::Mul(vr, hn::Sub(gw, hn::Mul(xh, vm)));
+        },
+        [&](int64_t i) {
+          const float gi = load_one<E>(g, i);
+          const float gw = w != nullptr ? gi * w[i] : gi;
+          return r * (gw - (load_one<E>(x, i) * r) * mean);
+        });
+  });
 }
 
-void AccumulateGXh(const float* HWY_RESTRICT g, const float* HWY_RESTRICT x, float r, double* HWY_RESTRICT part,
+void AccumulateGXh(const void* HWY_RESTRICT g, const void* HWY_RESTRICT x, elem e, float r, double* HWY_RESTRICT part,
                    int64_t n) {
-  const DH dh;
-  const DD dd;
-  const int64_t H = static_cast<int64_t>(hn::Lanes(dh));
-  const auto vr = hn::Set(dh, r);
-  int64_t i = 0;
-  // part += g*xh as a product then a sum (two roundings), as the reference accumulates.
-  for (; i + H <= n; i += H) {
-    const auto xh = hn::Mul(hn::LoadU(dh, x + i), vr);
-    const auto prod = hn::Mul(hn::PromoteTo(dd, hn::LoadU(dh, g + i)), hn::PromoteTo(dd, xh));
-    hn::StoreU(hn::Add(hn::LoadU(dd, part + i), prod), dd, part + i);
-  }
-  for (; i < n; ++i) part[i] += static_cast<double>(g[i]) * static_cast<double>(x[i] * r);
+  by_elem(e, [&](auto t) {
+    constexpr elem E = decltype(t)::value;
+    const DH dh;
+    const DD dd;
+    const int64_t H = static_cast<int64_t>(hn::Lanes(dh));
+    const auto vr = hn::Set(dh, r);
+    int64_t i = 0;
+    // part += g*xh as a product then a sum (two roundings), as the reference accumulates.
+    for (; i + H <= n; i += H) {
+      const auto xh = hn::Mul(load_as<E>(dh, x, i), vr);
+      const auto prod = hn::Mul(hn::PromoteTo(dd, load_as<E>(dh, g, i)), hn::PromoteTo(dd, xh));
+      hn::StoreU(hn::Add(hn::LoadU(dd, part + i), prod), dd, part + i);
+    }
+    for (; i < n; ++i) part[i] += static_cast<double>(load_one<E>(g, i)) * static_cast<double>(load_one<E>(x, i) * r);
+  });
 }
 
-void Add(const float* HWY_RESTRICT a, const float* HWY_RESTRICT b, int64_t b_step, float alpha, float* HWY_RESTRICT y,
-         int64_t n, bool stream) {
+void Add(const void* HWY_RESTRICT a, const void* HWY_RESTRICT b, elem e, int64_t b_step, float alpha,
+         void* HWY_RESTRICT y, int64_t n, bool stream) {
   const DF d;
   const auto va = hn::Set(d, alpha);
-  // a + (alpha*b) with two roundings, as the reference computes it (no fused multiply-add).
-  if (b_step == 0) {
-    const float bs = alpha * b[0];
-    const auto vb = hn::Set(d, bs);
-    write_row(
-        d, y, n, stream, [&](int64_t i) { return hn::Add(hn::LoadU(d, a + i), vb); },
-        [&](int64_t i) { return a[i] + bs; });
-    return;
-  }
-  write_row(
-      d, y, n, stream, [&](int64_t i) { return hn::Add(hn::LoadU(d, a + i), hn::Mul(va, hn::LoadU(d, b + i))); },
-      [&](int64_t i) { return a[i] + alpha * b[i]; });
+  by_elem(e, [&](auto t) {
+    constexpr elem E = decltype(t)::value;
+    // a + (alpha*b) with two roundings, as the reference computes it (no fused multiply-add).
+    if (b_step == 0) {
+      const float bs = alpha * load_one<E>(b, 0);
+      const auto vb = hn::Set(d, bs);
+      write_row<E>(
+          d, y, n, stream, [&](int64_t i) { return hn::Add(load_as<E>(d, a, i), vb); },
+          [&](int64_t i) { return load_one<E>(a, i) + bs; });
+      return;
+    }
+    write_row<E>(
+        d, y, n, stream, [&](int64_t i) { return hn::Add(load_as<E>(d, a, i), hn::Mul(va, load_as<E>(d, b, i))); },
+        [&](int64_t i) { return load_one<E>(a, i) + alpha * load_one<E>(b, i); });
+  });
 }
 
-void MulF(const float* HWY_RESTRICT a, const float* HWY_RESTRICT b, int64_t b_step, float* HWY_RESTRICT y, int64_t n,
-          bool stream) {
+void MulF(const void* HWY_RESTRICT a, const void* HWY_RESTRICT b, elem e, int64_t b_step, void* HWY_RESTRICT y,
+          int64_t n, bool stream) {
   const DF d;
-  if (b_step == 0) {
-    const float bs = b[0];
-    const auto vb = hn::Set(d, bs);
-    write_row(
-        d, y, n, stream, [&](int64_t i) { return hn::Mul(hn::LoadU(d, a + i), vb); },
-        [&](int64_t i) { return a[i] * bs; });
-    return;
-  }
-  write_row(
-      d, y, n, stream, [&](int64_t i) { return hn::Mul(hn::LoadU(d, a + i), hn::LoadU(d, b + i)); },
-      [&](int64_t i) { return a[i] * b[i]; });
+  by_elem(e, [&](auto t) {
+    constexpr elem E = decltype(t)::value;
+    if (b_step == 0) {
+      const float bs = load_one<E>(b, 0);
+      const auto vb = hn::Set(d, bs);
+      write_row<E>(
+          d, y, n, stream, [&](int64_t i) { return hn::Mul(load_as<E>(d, a, i), vb); },
+          [&](int64_t i) { return load_one<E>(a, i) * bs; });
+      return;
+    }
+    write_row<E>(
+        d, y, n, stream, [&](int64_t i) { return hn::Mul(load_as<E>(d, a, i), load_as<E>(d, b, i)); },
+        [&](int64_t i) { return load_one<E>(a, i) * load_one<E>(b, i); });
+  });
 }
 
-void PromoteBf16(const uint16_t* HWY_RESTRICT x, float* HWY_RESTRICT y, int64_t n) {
+void Convert(const void* HWY_RESTRICT x, elem ex, void* HWY_RESTRICT y, elem ey, int64_t n, bool stream) {
   const DF d;
-  const hn::RebindToUnsigned<DF> du;
-  const hn::Rebind<uint16_t, DF> du16;
-  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
-  int64_t i = 0;
-  // bf16 is the upper half of an f32: widen and shift, exact for every value.
-  for (; i + N <= n; i += N)
-    hn::StoreU(hn::BitCast(d, hn::ShiftLeft<16>(hn::PromoteTo(du, hn::LoadU(du16, x + i)))), d, y + i);
-  for (; i < n; ++i) y[i] = static_cast<float>(::xd::bfloat16::from_bits(x[i]));
-}
-
-void PromoteF16(const uint16_t* HWY_RESTRICT x, float* HWY_RESTRICT y, int64_t n) {
-  int64_t i = 0;
-#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2 && !defined(HWY_DISABLE_F16C)
-  // F16C's conversion: exact for every f16 value.
-  const DF d;
-  const hn::Rebind<hwy::float16_t, DF> dh16;
-  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
-  for (; i + N <= n; i += N)
-    hn::StoreU(hn::PromoteTo(d, hn::LoadU(dh16, reinterpret_cast<const hwy::float16_t*>(x) + i)), d, y + i);
-#endif
-  for (; i < n; ++i) y[i] = static_cast<float>(::xd::half::from_bits(x[i]));
-}
-
-void DemoteBf16(const float* HWY_RESTRICT x, uint16_t* HWY_RESTRICT y, int64_t n) {
-  const DF d;
-  const hn::RebindToUnsigned<DF> du;
-  const hn::RebindToSigned<DF> di;
-  const hn::Rebind<uint16_t, DF> du16;
-  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
-  int64_t i = 0;
-  // Round to nearest even on the bits (Highway's own DemoteTo truncates); a NaN keeps its sign
-  // and payload and is made quiet, as numeric.hpp's float_to_bf16 does.
-  for (; i + N <= n; i += N) {
-    const auto v = hn::LoadU(d, x + i);
-    const auto bits = hn::BitCast(du, v);
-    const auto lsb = hn::And(hn::ShiftRight<16>(bits), hn::Set(du, 1u));
-    const auto rounded = hn::ShiftRight<16>(hn::Add(bits, hn::Add(hn::Set(du, 0x7fffu), lsb)));
-    const auto quiet = hn::Or(hn::ShiftRight<16>(bits), hn::Set(du, 0x40u));
-    const auto out = hn::IfThenElse(hn::RebindMask(du, hn::IsNaN(v)), quiet, rounded);
-    hn::StoreU(hn::DemoteTo(du16, hn::BitCast(di, out)), du16, y + i);
-  }
-  for (; i < n; ++i) y[i] = ::xd::bfloat16(x[i]).bits;
-}
-
-void DemoteF16(const float* HWY_RESTRICT x, uint16_t* HWY_RESTRICT y, int64_t n) {
-  int64_t i = 0;
-#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2 && !defined(HWY_DISABLE_F16C)
-  // F16C rounds to nearest even and keeps NaN a NaN (Highway's emulation elsewhere truncates).
-  const DF d;
-  const hn::Rebind<hwy::float16_t, DF> dh16;
-  const hn::Rebind<uint16_t, DF> du16;
-  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
-  for (; i + N <= n; i += N) hn::StoreU(hn::BitCast(du16, hn::DemoteTo(dh16, hn::LoadU(d, x + i))), du16, y + i);
-#endif
-  for (; i < n; ++i) y[i] = ::xd::half(x[i]).bits;
+  by_elem(ex, [&](auto tx) {
+    constexpr elem EX = decltype(tx)::value;
+    by_elem(ey, [&](auto ty) {
+      write_row<decltype(ty)::value>(
+          d, y, n, stream, [&](int64_t i) { return load_as<EX>(d, x, i); },
+          [&](int64_t i) { return load_one<EX>(x, i); });
+    });
+  });
 }
 
 void StreamCopy(void* HWY_RESTRICT dst, const void* HWY_RESTRICT src, size_t bytes) {
@@ -413,10 +567,7 @@ HWY_EXPORT(RmsDx);
 HWY_EXPORT(AccumulateGXh);
 HWY_EXPORT(Add);
 HWY_EXPORT(MulF);
-HWY_EXPORT(PromoteBf16);
-HWY_EXPORT(PromoteF16);
-HWY_EXPORT(DemoteBf16);
-HWY_EXPORT(DemoteF16);
+HWY_EXPORT(Convert);
 HWY_EXPORT(StreamCopy);
 HWY_EXPORT(StreamFence);
 
@@ -427,41 +578,43 @@ const char* target_name() {
 }
 
 double sum(const float* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(Sum)(x, n); }
-double sum_max_abs(const float* x, int64_t n, float* largest) { return HWY_DYNAMIC_DISPATCH(SumMaxAbs)(x, n, largest); }
-double sum_squares(const float* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(SumSquares)(x, n); }
-float max(const float* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(MaxF)(x, n); }
-float min(const float* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(MinF)(x, n); }
+double sum_max_abs(const void* x, elem e, int64_t n, float* largest) {
+  return HWY_DYNAMIC_DISPATCH(SumMaxAbs)(x, e, n, largest);
+}
+double sum_squares(const void* x, elem e, int64_t n) { return HWY_DYNAMIC_DISPATCH(SumSquares)(x, e, n); }
+float max(const void* x, elem e, int64_t n) { return HWY_DYNAMIC_DISPATCH(MaxF)(x, e, n); }
+float min(const void* x, elem e, int64_t n) { return HWY_DYNAMIC_DISPATCH(MinF)(x, e, n); }
 double exp_shifted(const float* x, float max, float* e, int64_t n) {
   return HWY_DYNAMIC_DISPATCH(ExpShifted)(x, max, e, n);
 }
-void scale(const float* x, float s, float* y, int64_t n, bool stream) {
-  HWY_DYNAMIC_DISPATCH(Scale)(x, s, y, n, stream);
+void scale(const float* x, float s, void* y, elem ey, int64_t n, bool stream) {
+  HWY_DYNAMIC_DISPATCH(Scale)(x, s, y, ey, n, stream);
 }
-void subtract2(const float* x, float a, float b, float* y, int64_t n, bool stream) {
-  HWY_DYNAMIC_DISPATCH(Subtract2)(x, a, b, y, n, stream);
+void subtract2(const float* x, float a, float b, void* y, elem ey, int64_t n, bool stream) {
+  HWY_DYNAMIC_DISPATCH(Subtract2)(x, a, b, y, ey, n, stream);
 }
-void scale_weighted(const float* x, float r, const float* w, float* y, int64_t n, bool stream) {
-  HWY_DYNAMIC_DISPATCH(ScaleWeighted)(x, r, w, y, n, stream);
+void scale_weighted(const void* x, elem e, float r, const float* w, void* y, int64_t n, bool stream) {
+  HWY_DYNAMIC_DISPATCH(ScaleWeighted)(x, e, r, w, y, n, stream);
 }
-double dot_gw_xh(const float* g, const float* w, const float* x, float r, int64_t n) {
-  return HWY_DYNAMIC_DISPATCH(DotGwXh)(g, w, x, r, n);
+double dot_gw_xh(const void* g, const void* x, elem e, const float* w, float r, int64_t n) {
+  return HWY_DYNAMIC_DISPATCH(DotGwXh)(g, x, e, w, r, n);
 }
-void rms_dx(const float* g, const float* w, const float* x, float r, float mean, float* dx, int64_t n, bool stream) {
-  HWY_DYNAMIC_DISPATCH(RmsDx)(g, w, x, r, mean, dx, n, stream);
+void rms_dx(const void* g, const void* x, elem e, const float* w, float r, float mean, void* dx, int64_t n,
+            bool stream) {
+  HWY_DYNAMIC_DISPATCH(RmsDx)(g, x, e, w, r, mean, dx, n, stream);
 }
-void accumulate_g_xh(const float* g, const float* x, float r, double* part, int64_t n) {
-  HWY_DYNAMIC_DISPATCH(AccumulateGXh)(g, x, r, part, n);
+void accumulate_g_xh(const void* g, const void* x, elem e, float r, double* part, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(AccumulateGXh)(g, x, e, r, part, n);
 }
-void add(const float* a, const float* b, int64_t b_step, float alpha, float* y, int64_t n, bool stream) {
-  HWY_DYNAMIC_DISPATCH(Add)(a, b, b_step, alpha, y, n, stream);
+void add(const void* a, const void* b, elem e, int64_t b_step, float alpha, void* y, int64_t n, bool stream) {
+  HWY_DYNAMIC_DISPATCH(Add)(a, b, e, b_step, alpha, y, n, stream);
 }
-void mul(const float* a, const float* b, int64_t b_step, float* y, int64_t n, bool stream) {
-  HWY_DYNAMIC_DISPATCH(MulF)(a, b, b_step, y, n, stream);
+void mul(const void* a, const void* b, elem e, int64_t b_step, void* y, int64_t n, bool stream) {
+  HWY_DYNAMIC_DISPATCH(MulF)(a, b, e, b_step, y, n, stream);
 }
-void promote_bf16(const uint16_t* x, float* y, int64_t n) { HWY_DYNAMIC_DISPATCH(PromoteBf16)(x, y, n); }
-void promote_f16(const uint16_t* x, float* y, int64_t n) { HWY_DYNAMIC_DISPATCH(PromoteF16)(x, y, n); }
-void demote_bf16(const float* x, uint16_t* y, int64_t n) { HWY_DYNAMIC_DISPATCH(DemoteBf16)(x, y, n); }
-void demote_f16(const float* x, uint16_t* y, int64_t n) { HWY_DYNAMIC_DISPATCH(DemoteF16)(x, y, n); }
+void convert(const void* x, elem ex, void* y, elem ey, int64_t n, bool stream) {
+  HWY_DYNAMIC_DISPATCH(Convert)(x, ex, y, ey, n, stream);
+}
 void stream_copy(void* dst, const void* src, size_t bytes) { HWY_DYNAMIC_DISPATCH(StreamCopy)(dst, src, bytes); }
 void stream_fence() { HWY_DYNAMIC_DISPATCH(StreamFence)(); }
 

@@ -1,12 +1,13 @@
 // Vector row primitives of the CPU backend's fast kernels, compiled by Highway for several
 // instruction sets (SSE4, AVX2, AVX-512) and chosen once at run time for the CPU the process
-// runs on (simd.cpp). Every function works on contiguous f32 rows; narrow dtypes are promoted
-// into an f32 row first and demoted once at the end (promote_*/demote_*), so each op's arithmetic
-// exists once.
+// runs on (simd.cpp). The arithmetic is in f32. The primitives that touch memory rows take the
+// rows' element type (`elem`: f32, bf16 or f16 bits) and convert on the way in and out, rounding
+// each result once to nearest even, so a narrow row costs one pass as an f32 row does; the
+// softmax primitives work on f32 rows in L1 (softmax promotes its row once, as it revisits it).
 //
-// Accuracy: sums accumulate in double, as the reference loops do; elementwise math runs in f32
-// (exp through Highway's vectorised Exp, max error 1 ulp). Results can differ from the reference
-// in the last bits, never in NaN/Inf positions; xd-conform checks both against each other.
+// Accuracy: sums accumulate in double, as the reference loops do; elementwise math runs in f32 (exp with
+// max error 1-2 ulp). Results can differ from the reference in the last bits, never in NaN/Inf
+// positions; xd-conform checks both against each other.
 // Thread safety: every function is pure on its arguments.
 #pragma once
 
@@ -15,48 +16,46 @@
 
 namespace xd::cpu::simd {
 
+// The element type of a row in memory.
+enum class elem : int { f32, bf16, f16 };
+
 // The instruction set the dispatch chose, e.g. "AVX2" (xd-info shows it beside the kernels).
 const char* target_name();
 
 // ---- reductions over x[0, n)
-double sum(const float* x, int64_t n);                          // in double
-double sum_max_abs(const float* x, int64_t n, float* largest);  // sum in double; *largest = max |x| (NaN ignored)
-double sum_squares(const float* x, int64_t n);                  // sum of float(x*x), in double
-float max(const float* x, int64_t n);                           // NaN if any element is NaN; -Inf for n == 0
-float min(const float* x, int64_t n);                           // NaN if any element is NaN; +Inf for n == 0
+double sum(const float* x, int64_t n);                                 // in double
+double sum_max_abs(const void* x, elem e, int64_t n, float* largest);  // in double; *largest = max |x| (NaN ignored)
+double sum_squares(const void* x, elem e, int64_t n);                  // sum of float(x*x), in double
+float max(const void* x, elem e, int64_t n);                           // NaN if any element is NaN; -Inf for n == 0
+float min(const void* x, elem e, int64_t n);                           // NaN if any element is NaN; +Inf for n == 0
 
 // ---- softmax rows (max is the row's finite maximum)
 // e[i] = exp(x[i] - max); returns the sum of e in double.
 double exp_shifted(const float* x, float max, float* e, int64_t n);
 // The functions that write a row y take `stream`: non-temporal stores (y written straight to
 // memory, for outputs larger than the caches; the writer calls stream_fence() before publishing).
-// y[i] = x[i] * s (x may be y).
-void scale(const float* x, float s, float* y, int64_t n, bool stream = false);
+// y[i] = x[i] * s.
+void scale(const float* x, float s, void* y, elem ey, int64_t n, bool stream = false);
 // y[i] = (x[i] - a) - b.
-void subtract2(const float* x, float a, float b, float* y, int64_t n, bool stream = false);
+void subtract2(const float* x, float a, float b, void* y, elem ey, int64_t n, bool stream = false);
 
-// ---- rms_norm rows
+// ---- rms_norm rows (x, g, y, dx of element type e; the weight w in f32)
 // y[i] = (x[i] * r) * w[i], or x[i] * r without a weight (w == nullptr).
-void scale_weighted(const float* x, float r, const float* w, float* y, int64_t n, bool stream = false);
+void scale_weighted(const void* x, elem e, float r, const float* w, void* y, int64_t n, bool stream = false);
 // Sum over i of double(g[i]*w[i]) * double(x[i]*r) (w == nullptr: g[i]), in double.
-double dot_gw_xh(const float* g, const float* w, const float* x, float r, int64_t n);
+double dot_gw_xh(const void* g, const void* x, elem e, const float* w, float r, int64_t n);
 // dx[i] = r * (g[i]*w[i] - (x[i]*r) * mean).
-void rms_dx(const float* g, const float* w, const float* x, float r, float mean, float* dx, int64_t n,
+void rms_dx(const void* g, const void* x, elem e, const float* w, float r, float mean, void* dx, int64_t n,
             bool stream = false);
 // part[i] += double(g[i]) * double(x[i]*r).
-void accumulate_g_xh(const float* g, const float* x, float r, double* part, int64_t n);
+void accumulate_g_xh(const void* g, const void* x, elem e, float r, double* part, int64_t n);
 
-// ---- pointwise over contiguous runs; b_step 0 broadcasts b[0]
-void add(const float* a, const float* b, int64_t b_step, float alpha, float* y, int64_t n,
+// ---- pointwise over contiguous runs of element type e; b_step 0 broadcasts b[0]
+void add(const void* a, const void* b, elem e, int64_t b_step, float alpha, void* y, int64_t n,
          bool stream = false);  // a + alpha*b
-void mul(const float* a, const float* b, int64_t b_step, float* y, int64_t n, bool stream = false);
-
-// ---- conversions (bit patterns of f16/bf16 as uint16_t), rounding to nearest even as
-// include/xd/numeric.hpp does, NaN kept NaN
-void promote_bf16(const uint16_t* x, float* y, int64_t n);
-void promote_f16(const uint16_t* x, float* y, int64_t n);
-void demote_bf16(const float* x, uint16_t* y, int64_t n);
-void demote_f16(const float* x, uint16_t* y, int64_t n);
+void mul(const void* a, const void* b, elem e, int64_t b_step, void* y, int64_t n, bool stream = false);
+// y[i] = x[i] converted (rounded to nearest even as include/xd/numeric.hpp does, NaN kept NaN).
+void convert(const void* x, elem ex, void* y, elem ey, int64_t n, bool stream = false);
 
 // ---- memory
 // memcpy through non-temporal stores, for outputs larger than the caches: the destination is

@@ -47,18 +47,16 @@ struct softmax_fast {
         scratch s(2, len);
         auto row = [&](T* y, const T* xp) {
           const float* x = load_f32(xp, len, s.row(0));
-          const float m = simd::max(x, len);
-          float* r = result_row(y, s.row(1));
+          const float m = simd::max(x, simd::elem::f32, len);
           if (!std::isfinite(m)) {
-            std::fill(r, r + len, std::numeric_limits<float>::quiet_NaN());
+            std::fill(y, y + len, cast<T>(std::numeric_limits<double>::quiet_NaN()));
           } else if constexpr (Log) {
             const double log_sum = std::log(simd::exp_shifted(x, m, s.row(1), len));
-            simd::subtract2(x, m, static_cast<float>(log_sum), r, len, stream_f32<T>(stream));
+            simd::subtract2(x, m, static_cast<float>(log_sum), y, elem_of<T>(), len, stream);
           } else {
             const double sum = simd::exp_shifted(x, m, s.row(1), len);
-            simd::scale(s.row(1), static_cast<float>(1.0 / sum), r, len, stream_f32<T>(stream));
+            simd::scale(s.row(1), static_cast<float>(1.0 / sum), y, elem_of<T>(), len, stream);
           }
-          finish_row(r, y, len, stream, s.half_row());
         };
         rows.for_each_run({data(out), data(in)}, begin, end,
                           [&](const std::array<char*, 2>& p, int64_t n, const std::array<int64_t, 2>& st) {
