@@ -47,6 +47,12 @@ struct PowAttrs {
 struct GeluAttrs {
   GeluApproximate approximate = GeluApproximate::none;
 };
+struct ClampAttrs {  // clamp: at least one bound (meta_clamp checks)
+  std::optional<double> min, max;
+};
+struct RoundAttrs {
+  int64_t decimals = 0;
+};
 
 struct ReduceAttrs {  // sum, mean, amax, amin over `dims` (empty: all); argmax over one dim
   IntList dims;

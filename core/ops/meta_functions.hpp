@@ -13,7 +13,8 @@ MetaResult meta_random(const MetaArgs& a);             // creation.cpp: rand, ra
 MetaResult meta_copy(const MetaArgs& a);               // tensor/copy.cpp
 MetaResult meta_binary(const MetaArgs& a);             // pointwise.cpp: add, sub, mul, div, eq, lt, gt
 MetaResult meta_where(const MetaArgs& a);              // pointwise.cpp
-MetaResult meta_unary(const MetaArgs& a);              // pointwise.cpp: neg ... tanh, pow, gelu
+MetaResult meta_unary(const MetaArgs& a);              // pointwise.cpp: neg ... tanh, pow, gelu, floor, round
+MetaResult meta_clamp(const MetaArgs& a);              // pointwise.cpp
 MetaResult meta_reduce(const MetaArgs& a);             // reduction.cpp: sum, mean, amax, amin, argmax
 MetaResult meta_softmax(const MetaArgs& a);            // reduction.cpp: softmax, log_softmax
 MetaResult meta_matmul(const MetaArgs& a);             // matmul.cpp: mm, addmm, bmm, baddbmm

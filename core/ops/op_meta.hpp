@@ -46,6 +46,8 @@ union KernelAttrs {
   xd_attrs_rms_norm rms_norm;
   xd_attrs_rms_norm_backward rms_norm_backward;
   xd_attrs_int4 int4;
+  xd_attrs_clamp clamp;
+  xd_attrs_round round;
 };
 
 struct MetaResult {

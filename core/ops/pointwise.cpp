@@ -2,6 +2,7 @@
 // schema's meta function (meta_binary, meta_where, meta_unary below), allocates the output it
 // describes and launches.
 #include <xd/error.hpp>
+#include <xd/numeric.hpp>
 #include <xd/ops.hpp>
 
 #include "dispatch/launch.hpp"
@@ -11,6 +12,9 @@
 #include "ops/schema.hpp"
 
 #include <cmath>
+#include <cstdint>
+#include <limits>
+#include <utility>
 
 namespace xd {
 
@@ -31,7 +35,19 @@ DtypeSet binary_dtypes(xd_op op) {
   }
 }
 
-DtypeSet unary_dtypes(xd_op op) { return (op == XD_OP_NEG || op == XD_OP_ABS || op == XD_OP_RELU) ? kNumeric : kFloat; }
+// Integer inputs where PyTorch takes them: neg, abs, relu; floor and round (decimals 0) copy them.
+DtypeSet unary_dtypes(xd_op op) {
+  switch (op) {
+    case XD_OP_NEG:
+    case XD_OP_ABS:
+    case XD_OP_RELU:
+    case XD_OP_FLOOR:
+    case XD_OP_ROUND:
+      return kNumeric;
+    default:
+      return kFloat;
+  }
+}
 
 xd_attrs_scalar alpha_attr(const char* op, const Tensor& a, double alpha) {
   xd_attrs_scalar s{};
@@ -49,6 +65,47 @@ xd_attrs_scalar alpha_attr(const char* op, const Tensor& a, double alpha) {
     check_scalar_fits(op, "alpha", alpha, Dtype::f32);
   }
   return s;
+}
+
+// One clamp bound in the input's dtype, as torch.clamp converts it (c10's checked conversion to the
+// tensor's scalar type): integers take whole values in the dtype's range (u8 also -255..-1, which
+// wrap); floating dtypes take any value up to the dtype's largest, rounded to it (f32, f16, bf16).
+double clamp_bound_real(const char* what, double v, Dtype d) {
+  check_scalar_fits("clamp", what, v, d);
+  switch (d) {
+    case Dtype::f32:
+      return static_cast<float>(v);
+    case Dtype::f16:
+      return static_cast<float>(half(static_cast<float>(v)));
+    case Dtype::bf16:
+      return static_cast<float>(bfloat16(static_cast<float>(v)));
+    default:
+      return v;
+  }
+}
+
+int64_t clamp_bound_integer(const char* what, double v, Dtype d) {
+  if (v != std::floor(v) || !std::isfinite(v))
+    throw ValueError(std::string("clamp: ") + what + " " + scalar_text(v) + " must be an integer for " + dtype_name(d) +
+                     " tensors (xdispatch does not promote the result to a floating dtype as torch.clamp does; "
+                     "convert the tensor with .to())");
+  check_scalar_fits("clamp", what, v, d);
+  const int64_t i = scalar_to_integer(v, d);
+  return d == Dtype::u8 ? static_cast<int64_t>(static_cast<uint8_t>(i)) : i;  // -1 wraps to 255, as PyTorch
+}
+
+// The lowest and highest value of an integer dtype: an absent bound.
+std::pair<int64_t, int64_t> integer_extremes(Dtype d) {
+  switch (d) {
+    case Dtype::i8:
+      return {INT8_MIN, INT8_MAX};
+    case Dtype::u8:
+      return {0, UINT8_MAX};
+    case Dtype::i32:
+      return {INT32_MIN, INT32_MAX};
+    default:
+      return {INT64_MIN, INT64_MAX};
+  }
 }
 
 }  // namespace
@@ -108,6 +165,17 @@ MetaResult meta_unary(const MetaArgs& m) {
     s.struct_size = sizeof s;
     s.real = attrs_of<PowAttrs>(m).exponent;
     r.has_kernel_attrs = true;
+  } else if (m.op == XD_OP_ROUND) {
+    const int64_t decimals = attrs_of<RoundAttrs>(m).decimals;
+    if (decimals != 0 && !is_floating(ia.dtype))
+      throw DtypeError("round: argument 'self' has dtype " + std::string(dtype_name(ia.dtype)) +
+                       ", but round with decimals " + std::to_string(decimals) + " takes " + dtype_set_str(kFloat) +
+                       " (as torch.round; with decimals 0 an integer tensor is copied)");
+    xd_attrs_round& a = r.kernel_attrs.round;
+    a = xd_attrs_round{};
+    a.struct_size = sizeof a;
+    a.decimals = decimals;
+    r.has_kernel_attrs = true;
   } else if (m.op == XD_OP_GELU) {
     xd_attrs_gelu& g = r.kernel_attrs.gelu;
     g = xd_attrs_gelu{};
@@ -115,6 +183,43 @@ MetaResult meta_unary(const MetaArgs& m) {
     g.approximate = attrs_of<GeluAttrs>(m).approximate == GeluApproximate::tanh ? 1 : 0;
     r.has_kernel_attrs = true;
   }
+  r.device = &ia.device_record();
+  r.key = ia.dtype;
+  add_output(r, ia.sizes, ia.ndim, ia.dtype);
+  return r;
+}
+
+// torch.clamp with scalar bounds: both bounds reach the kernel in the input's dtype. An absent bound
+// is the dtype's extreme (-Inf/+Inf for floating dtypes). NaN bounds follow torch.clamp: with both
+// bounds given, a NaN in either makes every element NaN; a lone NaN bound changes nothing (PyTorch
+// clamps with it through max/min, which keep the other operand), so it is passed as absent.
+MetaResult meta_clamp(const MetaArgs& m) {
+  const TensorImpl& ia = checked_impl(*m.inputs[0], m.name, "self");
+  const ClampAttrs& c = attrs_of<ClampAttrs>(m);
+  if (!c.min && !c.max)
+    throw ValueError("clamp: at least one of 'min' or 'max' must not be None (std::nullopt), as in torch.clamp");
+  check_dtype(m.name, "self", ia.dtype, kNumeric);
+  MetaResult r;
+  xd_attrs_clamp& a = r.kernel_attrs.clamp;
+  a = xd_attrs_clamp{};
+  a.struct_size = sizeof a;
+  if (is_floating(ia.dtype)) {
+    constexpr double inf = std::numeric_limits<double>::infinity();
+    a.real_min = c.min ? clamp_bound_real("min", *c.min, ia.dtype) : -inf;
+    a.real_max = c.max ? clamp_bound_real("max", *c.max, ia.dtype) : inf;
+    const bool both = c.min && c.max;
+    if (both && (std::isnan(a.real_min) || std::isnan(a.real_max))) {
+      a.real_min = a.real_max = std::numeric_limits<double>::quiet_NaN();
+    } else {
+      if (std::isnan(a.real_min)) a.real_min = -inf;
+      if (std::isnan(a.real_max)) a.real_max = inf;
+    }
+  } else {
+    const auto [lowest, highest] = integer_extremes(ia.dtype);
+    a.int_min = c.min ? clamp_bound_integer("min", *c.min, ia.dtype) : lowest;
+    a.int_max = c.max ? clamp_bound_integer("max", *c.max, ia.dtype) : highest;
+  }
+  r.has_kernel_attrs = true;
   r.device = &ia.device_record();
   r.key = ia.dtype;
   add_output(r, ia.sizes, ia.ndim, ia.dtype);
@@ -183,6 +288,11 @@ Tensor gelu(const Tensor& a, GeluApproximate approximate) {
 Tensor silu(const Tensor& a) { return unary(XD_OP_SILU, "silu", a, NoAttrs{}); }
 Tensor sigmoid(const Tensor& a) { return unary(XD_OP_SIGMOID, "sigmoid", a, NoAttrs{}); }
 Tensor tanh(const Tensor& a) { return unary(XD_OP_TANH, "tanh", a, NoAttrs{}); }
+Tensor clamp(const Tensor& a, std::optional<double> min, std::optional<double> max) {
+  return unary(XD_OP_CLAMP, "clamp", a, ClampAttrs{min, max});
+}
+Tensor floor(const Tensor& a) { return unary(XD_OP_FLOOR, "floor", a, NoAttrs{}); }
+Tensor round(const Tensor& a, int64_t decimals) { return unary(XD_OP_ROUND, "round", a, RoundAttrs{decimals}); }
 
 Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
 Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }

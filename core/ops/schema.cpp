@@ -74,6 +74,9 @@ const std::array<OpSchema, kOpCount>& schemas() {
        meta_csr_to_dense, at<CsrToDenseAttrs>()},
       {XD_OP_MAXIMUM, "maximum", OpKind::binary, {"self", "other"}, {"out"}, meta_binary, at<NoAttrs>()},
       {XD_OP_MINIMUM, "minimum", OpKind::binary, {"self", "other"}, {"out"}, meta_binary, at<NoAttrs>()},
+      {XD_OP_CLAMP, "clamp", OpKind::unary, {"self"}, {"out"}, meta_clamp, at<ClampAttrs, xd_attrs_clamp>()},
+      {XD_OP_FLOOR, "floor", OpKind::unary, {"self"}, {"out"}, meta_unary, at<NoAttrs>()},
+      {XD_OP_ROUND, "round", OpKind::unary, {"self"}, {"out"}, meta_unary, at<RoundAttrs, xd_attrs_round>()},
   }};
   // clang-format on
   return s;

@@ -69,6 +69,25 @@ Tensor gelu(const Tensor& a, GeluApproximate approximate = GeluApproximate::none
 Tensor silu(const Tensor& a);
 Tensor sigmoid(const Tensor& a);
 Tensor tanh(const Tensor& a);
+// torch.clamp with scalar bounds: min(max(a, min), max), elementwise; f64 f32 f16 bf16 i8 u8 i32
+// i64. At least one bound must be given (ValueError otherwise, as PyTorch). Each bound is
+// converted to a's dtype as PyTorch converts it: f32/f16/bf16 round it to the dtype (a value
+// beyond the dtype's largest finite one is a ValueError; +-Inf is accepted); integer dtypes take
+// whole values in their range (u8 also -255..-1, which wrap: min=-1 is 255), anything else is a
+// ValueError (PyTorch would promote the result to a floating dtype; xdispatch does not promote).
+// A NaN element stays NaN; min > max gives max everywhere; of equal values the element is kept
+// (clamp(-0.0, min=0.0) is -0.0). NaN bounds as torch.clamp: with both bounds given, a NaN bound
+// makes every element NaN; a lone NaN bound leaves a unchanged.
+Tensor clamp(const Tensor& a, std::optional<double> min, std::optional<double> max = std::nullopt);
+// torch.floor, exact: f64 f32 f16 bf16 (floor(-0.5) is -1, -0 stays -0, NaN and +-Inf kept);
+// i8 u8 i32 i64 are returned as a copy, as PyTorch does. Bool and fp8: DtypeError.
+Tensor floor(const Tensor& a);
+// torch.round: half to even (round(0.5) is 0, round(2.5) is 2, round(-0.5) is -0). decimals d
+// rounds to d decimal places as PyTorch computes it: rint(a * 10^d) / 10^d (d < 0: rint(a / 10^-d)
+// * 10^-d), in float for f32/f16/bf16 (double for f64), rounded once to a's dtype; so the result
+// is the float nearest the decimal, not the decimal, and 10^d overflowing gives NaN. Floating
+// dtypes; i8 u8 i32 i64 with decimals 0 only (a copy), DtypeError for integers with decimals != 0.
+Tensor round(const Tensor& a, int64_t decimals = 0);
 
 Tensor operator+(const Tensor& a, const Tensor& b);
 Tensor operator-(const Tensor& a, const Tensor& b);

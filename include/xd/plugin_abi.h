@@ -38,7 +38,7 @@ extern "C" {
 #endif
 
 #define XD_ABI_MAJOR 1
-#define XD_ABI_MINOR 3
+#define XD_ABI_MINOR 4
 
 #define XD_PLUGIN_QUERY_SYMBOL "xd_plugin_query"
 #define XD_PLUGIN_INIT_SYMBOL "xd_plugin_init"
@@ -153,12 +153,27 @@ typedef enum xd_op {
                                    operand gives NaN; of two equal values, a (max(-0, +0) is -0). Exact. */
   XD_OP_MINIMUM = 45,           /* [a, b] -> [out] (none) out = min(a, b) elementwise, as torch.minimum: the same
                                    rules (min(+0, -0) is +0). */
-  XD_OP_COUNT_V1_2 = 46         /* one past the last op of ABI 1.2 */
+  XD_OP_COUNT_V1_2 = 46,        /* one past the last op of ABI 1.2 (and of 1.3, which added none) */
+  /* ABI 1.4. Unary pointwise ops as PyTorch defines them: [a] -> [out], out of a's shape and dtype. */
+  XD_OP_CLAMP = 46,             /* [a] -> [out] (xd_attrs_clamp) out = min(max(a, lo), hi), as torch.clamp with scalar
+                                   bounds: f64 f32 f16 bf16 i8 u8 i32 i64. The host gives both bounds already in a's
+                                   dtype (rounded to f16/bf16/f32 as PyTorch converts them; an absent bound is -Inf/+Inf,
+                                   or the integer dtype's extreme). Compared exactly: a NaN a stays NaN; a NaN bound
+                                   gives NaN everywhere; lo > hi gives hi; of equal values, a (clamp(-0, lo=+0) is -0). */
+  XD_OP_FLOOR = 47,             /* [a] -> [out] (none) floor(a), exact: f64 f32 f16 bf16 (NaN, +-Inf, +-0 kept, so
+                                   floor(-0.5) is -1 and floor(-0) is -0); i8 u8 i32 i64 are copied, as torch.floor. */
+  XD_OP_ROUND = 48,             /* [a] -> [out] (xd_attrs_round) round half to even, as torch.round: f64 f32 f16 bf16;
+                                   i8 u8 i32 i64 with decimals 0 only (a copy). decimals 0: rint(a), exact, sign kept
+                                   (round(-0.5) is -0). decimals d > 0: rint(a * s) / s; d < 0: rint(a / s) * s, where
+                                   s = 10^|d| rounded to the compute type (float for f32/f16/bf16, double for f64) and
+                                   each operation is done in the compute type, rounded once to a's dtype at the end
+                                   (s overflowing to Inf gives NaN, as in PyTorch). */
+  XD_OP_COUNT_V1_4 = 49         /* one past the last op of ABI 1.4 */
 } xd_op;
 
 /* One past the last op of the newest ABI minor this header declares: what a host of this header
  * sizes its tables by. A plugin that must load on older hosts checks host->abi_minor instead. */
-#define XD_OP_COUNT_LATEST XD_OP_COUNT_V1_2
+#define XD_OP_COUNT_LATEST XD_OP_COUNT_V1_4
 
 /* ---------------------------------------------------------------- attribute structs */
 /* A scalar given to an op. `real` is used for floating-point dtypes, `integer` for integer and
@@ -225,6 +240,21 @@ typedef struct xd_attrs_int4 {
   size_t struct_size;
   int64_t group_size;
 } xd_attrs_int4;
+
+/* ABI 1.4. XD_OP_CLAMP's bounds, both always set, already converted to the input's dtype by the host:
+ * `real_*` for floating dtypes (exact in the dtype; NaN when torch.clamp gives NaN everywhere),
+ * `int_*` for integer dtypes (in the dtype's range). */
+typedef struct xd_attrs_clamp {
+  size_t struct_size;
+  double real_min, real_max;
+  int64_t int_min, int_max;
+} xd_attrs_clamp;
+
+/* ABI 1.4. XD_OP_ROUND's decimals: 0 for integer dtypes. */
+typedef struct xd_attrs_round {
+  size_t struct_size;
+  int64_t decimals;
+} xd_attrs_round;
 
 /* ---------------------------------------------------------------- tensors as kernels see them */
 /* A strided view of device memory. `handle` is the plugin's own allocation handle (a host pointer

@@ -264,6 +264,14 @@ void bind_ops(py::module_& m) {
   unary("silu", &xd::silu);
   unary("sigmoid", &xd::sigmoid);
   unary("tanh", &xd::tanh);
+  unary("floor", &xd::floor);
+  m.def(
+      "clamp",
+      [](const Tensor& a, std::optional<double> min, std::optional<double> max) { return xd::clamp(a, min, max); },
+      py::arg("input"), py::arg("min") = py::none(), py::arg("max") = py::none(), release_gil());
+  m.def(
+      "round", [](const Tensor& a, int64_t decimals) { return xd::round(a, decimals); }, py::arg("input"),
+      py::kw_only(), py::arg("decimals") = 0, release_gil());
   m.def(
       "gelu",
       [](const Tensor& a, const std::string& approximate) {

@@ -140,6 +140,63 @@ def test_unary_matches_torch(name, device, dtype, layout):
     assert_close(getattr(xd, name)(xa), expected)
 
 
+def _halves(dtype, device):
+    """Multiples of 0.5 (the ties of round) with NaN, +-Inf and -0 among them."""
+    t = torch.tensor([-2.5, -1.5, -0.5, -0.0, 0.0, 0.5, 1.5, 2.5, 3.25, -3.75, float("nan"), float("inf"),
+                      -float("inf"), 7.0, -7.0], dtype=TORCH_DTYPE[dtype]).reshape(3, 5)
+    return t, to_xd(t, device)
+
+
+def _in_float(fn, t):
+    """torch 1.13 has no CPU f16 clamp/floor/round: those are computed in float and rounded once,
+    exact for these ops, as xdispatch computes them."""
+    return fn(t.float()).to(t.dtype) if t.dtype == torch.float16 else fn(t)
+
+
+@pytest.mark.parametrize("device,dtype,layout", cases(FLOATS, LAYOUTS[:2]))
+def test_floor_round_match_torch(device, dtype, layout):
+    a, _, xa, _ = operands(dtype, layout, device)
+    a, xa = a * 4, xa * 4.0
+    assert_close(xd.floor(xa), _in_float(torch.floor, a), rtol=0, atol=0)
+    assert_close(xa.round(), _in_float(torch.round, a), rtol=0, atol=0)
+    h, xh = _halves(dtype, device)
+    assert_close(xd.floor(xh), _in_float(torch.floor, h), rtol=0, atol=0)
+    got = xd.round(xh)
+    assert_close(got, _in_float(torch.round, h), rtol=0, atol=0)
+    want = _in_float(torch.round, h)
+    numbers = ~torch.isnan(want)  # a NaN's sign bit is not specified (torch's float round sets it)
+    assert np.signbit(to_np(got))[numbers.numpy()].tolist() == torch.signbit(want)[numbers].tolist()
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", [xd.float32, xd.float64])
+@pytest.mark.parametrize("decimals", [1, 2, -1])
+def test_round_decimals_match_torch_exactly(device, dtype, decimals):
+    a, _, xa, _ = operands(dtype, "contiguous", device, seed=3)
+    a, xa = a * 50, xa * 50.0
+    assert_close(xd.round(xa, decimals=decimals), torch.round(a, decimals=decimals), rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("device,dtype,layout", cases(FLOATS + [xd.int32, xd.uint8], LAYOUTS))
+def test_clamp_matches_torch(device, dtype, layout):
+    a, _, xa, _ = operands(dtype, layout, device)
+    for lo, hi in [(-1, 1), (0, None), (None, -1), (2, -2)]:
+        assert_close(xd.clamp(xa, lo, hi), _in_float(lambda t: torch.clamp(t, min=lo, max=hi), a), rtol=0, atol=0)
+        assert_close(xa.clamp(min=lo, max=hi), _in_float(lambda t: torch.clamp(t, min=lo, max=hi), a), rtol=0, atol=0)
+    if dtype.is_floating_point:
+        h, xh = _halves(dtype, device)
+        assert_close(xd.clamp(xh, min=-1.0, max=2.0), _in_float(lambda t: torch.clamp(t, -1.0, 2.0), h), rtol=0, atol=0)
+
+
+def test_clamp_floor_round_errors_match_torch_kinds():
+    with pytest.raises(ValueError, match="at least one of 'min' or 'max'"):
+        xd.clamp(xd.ones(2))
+    with pytest.raises(ValueError, match="must be an integer for i32"):
+        xd.clamp(xd.ones(2, dtype=xd.int32), min=0.5)
+    with pytest.raises(TypeError, match="round with decimals 1"):
+        xd.round(xd.ones(2, dtype=xd.int32), decimals=1)
+
+
 @pytest.mark.parametrize("approximate", ["none", "tanh"])
 @pytest.mark.parametrize("device,dtype,layout", cases([xd.float32, xd.float64], LAYOUTS[:2]))
 def test_gelu_matches_torch(approximate, device, dtype, layout):

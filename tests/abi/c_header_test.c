@@ -32,6 +32,8 @@ int main(void) {
   FIRST(xd_attrs_rms_norm);
   FIRST(xd_attrs_rms_norm_backward);
   FIRST(xd_attrs_int4);
+  FIRST(xd_attrs_clamp);
+  FIRST(xd_attrs_round);
   FIRST(xd_option_desc);
   info.struct_size = sizeof info;
   if (!XD_STRUCT_HAS(&info, xd_plugin_info, device_kinds)) return 1;
@@ -43,7 +45,13 @@ int main(void) {
   if (offsetof(xd_plugin_info, option_count) < offsetof(xd_plugin_info, options)) return 1;
   if (offsetof(xd_kernel_desc, check) < offsetof(xd_kernel_desc, priority)) return 1;
   if (XD_ABI_MINOR < 2) return 1;
-  if (XD_OP_MAXIMUM != 44 || XD_OP_MINIMUM != 45 || XD_OP_COUNT_V1_2 != 46 || XD_OP_COUNT_LATEST != 46) return 1;
+  if (XD_OP_MAXIMUM != 44 || XD_OP_MINIMUM != 45 || XD_OP_COUNT_V1_2 != 46) return 1;
+  /* ABI 1.4 appended clamp, floor and round (1.3 added no op) and their attribute structs. */
+  if (XD_ABI_MINOR < 4) return 1;
+  if (XD_OP_CLAMP != 46 || XD_OP_FLOOR != 47 || XD_OP_ROUND != 48 || XD_OP_COUNT_V1_4 != 49) return 1;
+  if (XD_OP_COUNT_LATEST != XD_OP_COUNT_V1_4) return 1;
+  if (offsetof(xd_attrs_clamp, int_min) < offsetof(xd_attrs_clamp, real_max)) return 1;
+  if (sizeof(((xd_attrs_round*)0)->decimals) != 8) return 1;
   if (XD_DTYPE_COUNT_V1 != 11 || XD_OP_COUNT_V1 != 38 || XD_OP_COUNT_V1_1 != 44) return 1;
   if (XD_OP_INT_MM != 38 || XD_OP_SCALED_MM != 39 || XD_OP_WEIGHT_INT4_MM != 40 || XD_OP_QUANTIZE_INT4 != 41) return 1;
   if (XD_OP_CSR_ADDMM != 42 || XD_OP_CSR_TO_DENSE != 43) return 1;

@@ -49,6 +49,8 @@ def special_floats(shape, dtype, gen):
 def operand(shape, dtype_name, gen, special, lo=-4.0, hi=4.0):
     dtype = TORCH_DTYPES[dtype_name]
     if dtype.is_floating_point:
+        if special == "halves":  # multiples of 0.5 in [lo, hi): the ties of round, floor's -0.5
+            return (torch.floor(torch.rand(shape, generator=gen, dtype=torch.float64) * (hi - lo) * 2) / 2 + lo).to(dtype)
         if special:
             return special_floats(shape, dtype, gen)
         return (torch.rand(shape, generator=gen, dtype=torch.float64) * (hi - lo) + lo).to(dtype)
@@ -72,6 +74,77 @@ def binary_cases(op, fn):
                           "call": lambda t, fn=fn: {"out": fn(t["self"], t["other"])},
                           "rtol": 0.0, "atol": 0.0, "note": "special values" if special else ""})
     return cases
+
+
+def in_float(fn, dtype):
+    """fn computed in float32 and rounded once to `dtype` (f16, bf16): how xdispatch and PyTorch 2's CPU
+    kernels compute clamp/floor/round of those dtypes. torch 1.13's CPU has no f16 clamp, floor or
+    round, and rounds each step of round(decimals) to bf16, so those cases are computed this way
+    (for clamp, floor and decimals 0 it is exact: the result is an element, a bound or a whole number)."""
+    if dtype in (torch.float16, torch.bfloat16):
+        return lambda x: fn(x.float()).to(dtype)
+    return fn
+
+
+def unary_cases(op, settings, int_settings, halves=False):
+    """Cases of a unary op with attributes: for every dtype xdispatch's `op` takes, each setting
+    (shape, attrs, fn(x, dtype) -> torch result, input range) of the floating or integer list. The
+    floating list ends with special values; `halves` adds multiples of 0.5 (ties)."""
+    cases = []
+    for dtype in ["f32", "f64", "f16", "bf16", "i32", "i8", "u8", "i64"]:
+        dt = TORCH_DTYPES[dtype]
+        floating = dt.is_floating_point
+        rows = list(settings if floating else int_settings)
+        if floating and halves:
+            rows.append(([24], rows[0][1], rows[0][2], "halves"))
+        for i, row in enumerate(rows):
+            shape, attrs, fn = row[0], row[1], row[2]
+            mode = row[3] if len(row) > 3 else False
+            rng = row[4] if len(row) > 4 else ()
+            note = {"halves": "multiples of 0.5", True: "special values"}.get(mode, "")
+            if dtype in ("f16", "bf16"):
+                note += ("; " if note else "") + "f16/bf16 as in_float() describes"
+            cases.append({"op": op, "dtype": dtype, "index": i, "attrs": attrs,
+                          "inputs": {"self": (shape, dtype, mode, *rng)},
+                          "call": lambda t, fn=fn, dt=dt: {"out": fn(t["self"], dt)},
+                          "rtol": 0.0, "atol": 0.0, "note": note})
+    return cases
+
+
+def clamp_cases():
+    def clamp(lo, hi):
+        def fn(x, dt):
+            if dt == torch.float16:  # the bounds in f16 first, as PyTorch converts them to the dtype
+                lo16 = None if lo is None else float(torch.tensor(lo, dtype=dt))
+                hi16 = None if hi is None else float(torch.tensor(hi, dtype=dt))
+                return torch.clamp(x.float(), min=lo16, max=hi16).to(dt)
+            return torch.clamp(x, min=lo, max=hi)
+        return fn
+
+    def row(shape, lo, hi, mode=False):
+        return (shape, {"min": lo, "max": hi}, clamp(lo, hi), mode)
+    floating = [row([7], -1.0, 2.0), row([5, 3], 0.5, None), row([], None, -0.25), row([4, 4], 2.0, -1.0),
+                row([3, 5], -1.001, 1.3), row([6, 5], -1.5, 1.25, True)]
+    integer = [row([7], -20, 30), row([5, 3], 40, None), row([], None, 25), row([4, 4], 30, -20)]
+    return unary_cases("clamp", floating, integer)
+
+
+def floor_cases():
+    fn = lambda x, dt: in_float(torch.floor, dt)(x)
+    return unary_cases("floor", [([7], {}, fn), ([5, 3], {}, fn), ([], {}, fn), ([6, 5], {}, fn, True)],
+                       [([7], {}, fn), ([], {}, fn)], halves=True)
+
+
+def round_cases():
+    def rnd(d):
+        # torch.round(x, decimals=0) takes floating dtypes only; torch.round(x) copies integers.
+        return lambda x, dt: in_float(lambda v: torch.round(v, decimals=d) if d else torch.round(v), dt)(x)
+
+    def row(shape, d, mode=False, rng=()):
+        return (shape, {"decimals": d}, rnd(d), mode, rng)
+    floating = [row([7], 0), row([5, 3], 1), row([9], 2), row([4, 4], -1, False, (-60.0, 60.0)), row([], 0),
+                row([6, 5], 0, True)]
+    return unary_cases("round", floating, [row([7], 0), row([], 0)], halves=True)
 
 
 def graph_cases():
@@ -146,6 +219,9 @@ def graph_cases():
 CASES = {
     "maximum": lambda: binary_cases("maximum", torch.maximum),
     "minimum": lambda: binary_cases("minimum", torch.minimum),
+    "clamp": clamp_cases,
+    "floor": floor_cases,
+    "round": round_cases,
     "graph": graph_cases,
 }
 

@@ -478,6 +478,47 @@ TEST(BadLayout, CopyIntoExpandedDestinationOverlaps) {
   EXPECT_THROWS_EXACTLY(xd::LayoutError, dst.copy_(xd::ones({4, 3}, Dtype::f32, cpu())), "copy_");
 }
 
+// ------------------------------------------------------------------ clamp, floor, round
+
+TEST(BadValue, ClampWithNeitherBound) {
+  EXPECT_THROWS_EXACTLY(xd::ValueError, xd::clamp(f32({2}), std::nullopt, std::nullopt), "clamp",
+                        "at least one of 'min' or 'max' must not be None");
+}
+
+TEST(BadValue, ClampIntegerTensorWithAFractionalOrNaNBound) {
+  // PyTorch would promote to a floating result; xdispatch does not promote, so it refuses.
+  EXPECT_THROWS_EXACTLY(xd::ValueError, xd::clamp(of({2}, Dtype::i32), 1.5), "clamp", "min 1.5",
+                        "must be an integer for i32 tensors");
+  EXPECT_THROWS_EXACTLY(xd::ValueError, xd::clamp(of({2}, Dtype::i64), 0.0, std::numeric_limits<double>::quiet_NaN()),
+                        "clamp", "max nan", "must be an integer for i64 tensors");
+  EXPECT_THROWS_EXACTLY(xd::ValueError, xd::clamp(of({2}, Dtype::u8), std::numeric_limits<double>::infinity()), "clamp",
+                        "min inf", "must be an integer for u8 tensors");
+}
+
+TEST(BadValue, ClampBoundOutsideTheDtype) {
+  EXPECT_THROWS_EXACTLY(xd::ValueError, xd::clamp(of({2}, Dtype::i8), 1000.0), "clamp", "min 1000",
+                        "cannot be converted to i8 without overflow", "-128 .. 127");
+  EXPECT_THROWS_EXACTLY(xd::ValueError, xd::clamp(of({2}, Dtype::u8), -256.0), "clamp", "min -256", "u8",
+                        "-255 .. -1 wrap");
+  EXPECT_THROWS_EXACTLY(xd::ValueError, xd::clamp(of({2}, Dtype::f16), 1e5), "clamp", "min 100000",
+                        "cannot be converted to f16 without overflow");
+  EXPECT_THROWS_EXACTLY(xd::ValueError, xd::clamp(f32({2}), std::nullopt, 1e39), "clamp", "max 9.9999999999999994e+38",
+                        "f32");
+}
+
+TEST(BadDtype, ClampFloorRoundOfBoolAndFp8) {
+  EXPECT_THROWS_EXACTLY(xd::DtypeError, xd::clamp(of({2}, Dtype::boolean), 0.0), "clamp", "'self' has dtype bool",
+                        "f64, f32, f16, bf16, i8, u8, i32, i64");
+  EXPECT_THROWS_EXACTLY(xd::DtypeError, xd::floor(of({2}, Dtype::boolean)), "floor", "'self' has dtype bool");
+  EXPECT_THROWS_EXACTLY(xd::DtypeError, xd::round(of({2}, Dtype::f8e4m3fn)), "round", "'self' has dtype f8e4m3fn");
+}
+
+TEST(BadDtype, RoundIntegerTensorWithDecimals) {
+  EXPECT_THROWS_EXACTLY(xd::DtypeError, xd::round(of({2}, Dtype::i32), 2), "round", "dtype i32",
+                        "round with decimals 2 takes f64, f32, f16, bf16", "decimals 0 an integer tensor is copied");
+  EXPECT_THROWS_EXACTLY(xd::DtypeError, xd::round(of({2}, Dtype::u8), -1), "round", "decimals -1");
+}
+
 // ------------------------------------------------------------------ out of memory
 
 TEST(BadSize, ByteCountOverflowingSixtyFourBits) {

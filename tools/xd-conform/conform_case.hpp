@@ -38,6 +38,7 @@ enum class Values {
   extreme,    // uniform, and one extreme element per row (last dim) without NaN: +Inf in rows 0, 3, ..,
               // -Inf in rows 1, 4, .., +-0.9 x the dtype's largest in rows 2, 5, ..; isolates what
               // special's NaNs would hide (a kernel's reassociation overflowing, Inf - Inf)
+  halves,     // multiples of 0.5 in [lo, hi): ties of round (half to even) and floor's -0.5
   sparse,     // uniform, most elements zero: the dense form of a CSR operand (`density`, `empty_rows`);
               // the zero pattern repeats in every batch, so batched CSR has equal nnz per batch
 };
@@ -60,6 +61,8 @@ struct Attrs {
   double value = 0.0;                 // fill
   double start = 0.0, step = 1.0;     // arange: [start, start + step * numel)
   double exponent = 2.0;              // pow
+  std::optional<double> clamp_min, clamp_max;  // clamp
+  int64_t decimals = 0;                        // round
   GeluApproximate approximate = GeluApproximate::none;
   std::vector<int64_t> dims;          // reduce
   int64_t dim = 0;                    // argmax, softmax

@@ -97,6 +97,7 @@ std::vector<double> host_values(const Case& c, const InputSpec& in, int64_t n) {
       double x;
       switch (in.values) {
         case Values::boolean: x = (w2 & 1u) ? 1.0 : 0.0; break;
+        case Values::halves: x = in.lo + std::floor((in.hi - in.lo) * 2 * u) / 2; break;
         case Values::magnitude:
           x = in.lo + (in.hi - in.lo) * u;
           if (w2 & 1u) x = -x;

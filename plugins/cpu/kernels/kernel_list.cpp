@@ -14,7 +14,7 @@ extern const plugin::kernel_def def_fill, def_arange, def_rand, def_randn, def_c
 extern const plugin::kernel_def def_add, def_sub, def_mul, def_div, def_maximum, def_minimum;
 extern const plugin::kernel_def def_eq, def_lt, def_gt, def_where;
 extern const plugin::kernel_def def_neg, def_abs, def_relu, def_exp, def_log, def_sqrt, def_rsqrt, def_gelu, def_silu,
-    def_sigmoid, def_tanh, def_pow;
+    def_sigmoid, def_tanh, def_pow, def_clamp, def_floor, def_round;
 extern const plugin::kernel_def def_sum, def_mean, def_amax, def_amin, def_argmax;
 extern const plugin::kernel_def def_softmax, def_log_softmax;
 extern const plugin::kernel_def def_mm_loop, def_addmm_loop, def_bmm_loop, def_baddbmm_loop;
@@ -66,6 +66,9 @@ const plugin::kernel_def* const kKernels[] = {
     &def_sigmoid,
     &def_tanh,
     &def_pow,
+    &def_clamp,
+    &def_floor,
+    &def_round,
     // reductions and softmax
     &def_sum_fast,
     &def_sum,

@@ -5,6 +5,7 @@
 #include "launchers.hpp"
 #include "layout.hpp"
 
+#include <cmath>
 #include <string>
 
 namespace xd::xpu {
@@ -41,6 +42,18 @@ scalars scalars_for(const xd_kernel_call* c) {
     case XD_OP_GELU: {
       const auto* a = plugin::find_attrs<xd_attrs_gelu>(c);
       return make_scalars(0, 0, a != nullptr && a->approximate != 0 ? 1 : 0);
+    }
+    case XD_OP_CLAMP: {
+      const auto& a = plugin::need_attrs<xd_attrs_clamp>(c);
+      return make_scalars(a.real_min, a.real_max, a.int_min, a.int_max);
+    }
+    case XD_OP_ROUND: {
+      // The scale 10^|d| as the CPU reference computes it (pow in double; the kernel reads it as
+      // double for f64, rounded to float otherwise); -(double)d: -INT64_MIN would overflow.
+      const auto* a = plugin::find_attrs<xd_attrs_round>(c);
+      const int64_t d = a == nullptr ? 0 : a->decimals;
+      const double scale = std::pow(10.0, d < 0 ? -static_cast<double>(d) : static_cast<double>(d));
+      return make_scalars(scale, 0, d > 0 ? 1 : d < 0 ? -1 : 0);
     }
     default:
       return make_scalars();

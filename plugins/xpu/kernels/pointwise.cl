@@ -1,7 +1,8 @@
-// Pointwise kernels of the program's dtype T: fill, arange, unary, binary (maximum and minimum
-// among them), comparisons, where and copies (to every dtype). Semantics are those of plugins/cpu/kernels/{creation,unary,binary,
-// compare,copy}.cpp: compute in CT (float for f16/bf16, double for f64, long for integers),
-// round once; integers wrap in two's complement.
+// Pointwise kernels of the program's dtype T: fill, arange, unary (clamp, floor and round among
+// them), binary (maximum and minimum among them), comparisons, where and copies (to every dtype).
+// Semantics are those of plugins/cpu/kernels/{creation,unary,binary,compare,copy}.cpp: compute in
+// CT (float for f16/bf16, double for f64, long for integers), round once; integers wrap in two's
+// complement.
 //
 // Every kernel walks an xd_layout: work-item g covers XD_VEC consecutive elements along the
 // innermost dim (vector loads where that dim is dense), so contiguous, strided and broadcast
@@ -167,6 +168,13 @@ inline long xd_sub_op(long a, long b, const xd_scalars S) { return xd_wsub(a, xd
 inline long xd_mul_op(long a, long b, const xd_scalars S) { return xd_wmul(a, b); }
 inline long xd_maximum_op(long a, long b, const xd_scalars S) { return a < b ? b : a; }
 inline long xd_minimum_op(long a, long b, const xd_scalars S) { return b < a ? b : a; }
+// clamp: S.i[0], S.i[1] the bounds in the dtype's range (plugin_abi.h); floor and round copy.
+inline long xd_clamp_op(long x, const xd_scalars S) {
+  const long y = x < S.i[0] ? S.i[0] : x;
+  return S.i[1] < y ? S.i[1] : y;
+}
+inline long xd_floor_op(long x, const xd_scalars S) { return x; }
+inline long xd_round_op(long x, const xd_scalars S) { return x; }
 #elif XD_FLOATING
 inline CT xd_neg_op(CT x, const xd_scalars S) { return -x; }
 inline CT xd_abs_op(CT x, const xd_scalars S) { return fabs(x); }
@@ -208,6 +216,23 @@ inline CT xd_silu_op(CT x, const xd_scalars S) { return x / ((CT)1 + exp(-x)); }
 inline CT xd_sigmoid_op(CT x, const xd_scalars S) { return (CT)1 / ((CT)1 + exp(-x)); }
 inline CT xd_tanh_op(CT x, const xd_scalars S) { return xd_tanh_sat(x); }
 inline CT xd_pow_op(CT x, const xd_scalars S) { return pow(x, XD_SCALAR(S, 0)); }
+// clamp (plugin_abi.h): bounds exact in the dtype, so CT compares exactly; PyTorch's comparisons,
+// not fmax/fmin: a NaN element stays NaN, an element equal to a bound is kept, lo > hi gives hi.
+inline CT xd_clamp_op(CT x, const xd_scalars S) {
+  const CT lo = XD_SCALAR(S, 0), hi = XD_SCALAR(S, 1);
+  if (isnan(lo) || isnan(hi)) return lo + hi;  // both bounds given, one NaN: NaN everywhere
+  const CT y = x < lo ? lo : x;
+  return hi < y ? hi : y;
+}
+inline CT xd_floor_op(CT x, const xd_scalars S) { return floor(x); }
+// rint rounds half to even. S.i[0] is the sign of decimals, XD_SCALAR(S, 0) the scale 10^|d| in
+// CT, each step rounded in CT as the reference does (the float quotient is correctly rounded: the
+// programs are built with -cl-fp32-correctly-rounded-divide-sqrt where the device offers it).
+inline CT xd_round_op(CT x, const xd_scalars S) {
+  const CT s = XD_SCALAR(S, 0);
+  if (S.i[0] == 0) return rint(x);
+  return S.i[0] > 0 ? rint(x * s) / s : rint(x / s) * s;
+}
 #endif
 
 #if XD_CLASS == 1 || XD_CLASS == 2 || XD_CLASS == 3
@@ -219,6 +244,9 @@ XD_MAP2(xd_sub, xd_sub_op)
 XD_MAP2(xd_mul, xd_mul_op)
 XD_MAP2(xd_maximum, xd_maximum_op)
 XD_MAP2(xd_minimum, xd_minimum_op)
+XD_MAP1(xd_clamp, xd_clamp_op)
+XD_MAP1(xd_floor, xd_floor_op)
+XD_MAP1(xd_round, xd_round_op)
 XD_COMPARE(xd_lt, <)
 XD_COMPARE(xd_gt, >)
 #endif
