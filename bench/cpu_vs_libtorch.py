@@ -21,6 +21,7 @@ output written once, in its own dtype, the same count for both libraries:
   sum, mean, amax (over the last dim, as xd-bench's reductions)   n·s + rows·s
   add                               3·n·s
   add_broadcast ([M, N] + [N])      2·n·s + N·s
+  exp, sigmoid, silu, tanh, gelu_tanh (elementwise)   2·n·s
 (n = M·N elements, s = the dtype's size, N = the last dim, rows = M.) torch's rms_norm does not
 write an rstd; it is counted anyway, as for xdispatch.
 
@@ -47,7 +48,10 @@ import time
 
 
 DTYPES = {"f32": ("float32", 4), "bf16": ("bfloat16", 2), "f16": ("float16", 2)}
-OPS = ["softmax", "log_softmax", "rms_norm", "rms_norm_backward", "sum", "mean", "amax", "add", "add_broadcast"]
+OPS = [
+    "softmax", "log_softmax", "rms_norm", "rms_norm_backward", "sum", "mean", "amax", "add", "add_broadcast",
+    "exp", "sigmoid", "silu", "tanh", "gelu_tanh",
+]
 
 
 def parse_size(text):
@@ -145,6 +149,15 @@ def make_cases(torch, xd, args):
         "amax": (lambda: xd.amax(xx, 1), plain(lambda: torch.amax(x, -1)), red_bytes),
         "add": (lambda: xd.add(xa, xb), plain(lambda: torch.add(a, b)), 3 * elems * s),
         "add_broadcast": (lambda: xd.add(xa, xrow), plain(lambda: torch.add(a, row)), 2 * elems * s + n * s),
+        "exp": (lambda: xd.exp(xx), plain(lambda: torch.exp(x)), 2 * elems * s),
+        "sigmoid": (lambda: xd.sigmoid(xx), plain(lambda: torch.sigmoid(x)), 2 * elems * s),
+        "silu": (lambda: xd.silu(xx), plain(lambda: torch.nn.functional.silu(x)), 2 * elems * s),
+        "tanh": (lambda: xd.tanh(xx), plain(lambda: torch.tanh(x)), 2 * elems * s),
+        "gelu_tanh": (
+            lambda: xd.gelu(xx, approximate="tanh"),
+            plain(lambda: torch.nn.functional.gelu(x, approximate="tanh")),
+            2 * elems * s,
+        ),
     }, dev
 
 

@@ -25,6 +25,7 @@ extern const plugin::kernel_def def_csr_addmm, def_csr_to_dense;
 extern const plugin::kernel_def def_copy_fast, def_add_fast, def_sub_fast, def_mul_fast;
 extern const plugin::kernel_def def_sum_fast, def_mean_fast, def_amax_fast, def_amin_fast;
 extern const plugin::kernel_def def_softmax_fast, def_log_softmax_fast, def_rms_norm_fast, def_rms_norm_backward_fast;
+extern const plugin::kernel_def def_exp_fast, def_sigmoid_fast, def_silu_fast, def_tanh_fast, def_gelu_fast;
 #ifdef XD_CPU_HAVE_DNNL
 extern const plugin::kernel_def def_mm_dnnl, def_addmm_dnnl, def_bmm_dnnl, def_baddbmm_dnnl, def_int_mm_dnnl;
 extern const plugin::kernel_def def_mm_dnnl_f32, def_addmm_dnnl_f32, def_bmm_dnnl_f32, def_baddbmm_dnnl_f32;
@@ -57,13 +58,18 @@ const plugin::kernel_def* const kKernels[] = {
     &def_neg,
     &def_abs,
     &def_relu,
+    &def_exp_fast,
     &def_exp,
     &def_log,
     &def_sqrt,
     &def_rsqrt,
+    &def_gelu_fast,
     &def_gelu,
+    &def_silu_fast,
     &def_silu,
+    &def_sigmoid_fast,
     &def_sigmoid,
+    &def_tanh_fast,
     &def_tanh,
     &def_pow,
     &def_clamp,

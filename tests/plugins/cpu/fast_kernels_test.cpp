@@ -178,6 +178,29 @@ TEST_P(FastKernels, CopiesAndCastsMatchTheReferenceBitForBit) {
       "cpu.copy.fast", [&] { return std::vector<Tensor>{x.clone()}; }, Tol{0, 0});
 }
 
+// The elementwise math against the reference's libm calls over the whole f32 range: NaN, +-Inf,
+// +-0, subnormals, +-3e38 and values where exp overflows (x > 88.72) or underflows (x < -103),
+// and a 16 MiB output, which is streamed.
+TEST_P(FastKernels, ElementwiseMathMatchesTheReference) {
+  std::vector<double> v = values(37 * 1031, d(), true, 16);
+  const double edges[] = {88.5, 88.72, 88.8, 100.0, 150.0, -87.0, -103.5, -104.5, -150.0, 1e-3, -1e-3, 10.0, -10.0};
+  for (size_t i = 0; i < std::size(edges); ++i) v[1 + 3 * i] = edges[i];
+  const Tensor x = make(v, {37, 1031}, d());
+  const Tensor big = make_values({d() == Dtype::f32 ? 1025 : 2049, 4099}, true, 17);
+  for (const Tensor* t : {&x, &big}) {
+    expect_same(
+        "cpu.exp.fast", [&] { return std::vector<Tensor>{xd::exp(*t)}; }, tol(d()));
+    expect_same(
+        "cpu.sigmoid.fast", [&] { return std::vector<Tensor>{xd::sigmoid(*t)}; }, tol(d()));
+    expect_same(
+        "cpu.silu.fast", [&] { return std::vector<Tensor>{xd::silu(*t)}; }, tol(d()));
+    expect_same(
+        "cpu.tanh.fast", [&] { return std::vector<Tensor>{xd::tanh(*t)}; }, tol(d()));
+    expect_same(
+        "cpu.gelu.fast", [&] { return std::vector<Tensor>{xd::gelu(*t, xd::GeluApproximate::tanh)}; }, tol(d()));
+  }
+}
+
 // Outputs of 16 MiB or more are written with non-temporal stores (fast/options.cpp), narrow ones
 // straight from the vector loops; rows of an odd length start at every alignment, so the elements
 // before each row's first aligned vector take the single-store path too.
@@ -244,6 +267,14 @@ TEST(FastKernelsDecline, LayoutsTheyDoNotTakeWithAReason) {
       "cpu.softmax.fast: takes rows contiguous along dim; strided rows run the reference loop");
   expect_declines(
       "cpu.sum", [&] { (void)xd::sum(x, {0}); }, "cpu.sum.fast: takes reduced dims that are one contiguous run");
+  expect_declines(
+      "cpu.exp", [&] { (void)xd::exp(xt); },
+      "cpu.exp.fast: takes dense tensors; strided or broadcast ones run the reference loop");
+  expect_declines(
+      "cpu.gelu", [&] { (void)xd::gelu(x); }, "cpu.gelu.fast: gelu's erf form runs the reference loop (no vector erf)");
+  expect_declines(
+      "cpu.silu", [&] { (void)xd::silu(make(random_values(255, -1, 1, Dtype::f32, 14), {255}, Dtype::f32)); },
+      "cpu.silu.fast: tensors under 256 elements run the reference loop");
 }
 
 // Small binary ops and copies are taken by the fast kernel and handed to the reference loop's

@@ -57,6 +57,11 @@ void mul(const void* a, const void* b, elem e, int64_t b_step, void* y, int64_t 
 // y[i] = x[i] converted (rounded to nearest even as include/xd/numeric.hpp does, NaN kept NaN).
 void convert(const void* x, elem ex, void* y, elem ey, int64_t n, bool stream = false);
 
+// ---- elementwise math (simd_math.cpp), as kernels/unary.cpp computes it in f32
+enum class unary_fn : int { exp, sigmoid, silu, tanh, gelu_tanh };
+// y[i] = f(x[i]), x and y of element type e.
+void unary(unary_fn f, const void* x, elem e, void* y, int64_t n, bool stream = false);
+
 // ---- memory
 // memcpy through non-temporal stores, for outputs larger than the caches: the destination is
 // never read into the cache first. A thread calls stream_fence() once after its last

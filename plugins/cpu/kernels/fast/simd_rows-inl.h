@@ -1,0 +1,193 @@
+// Per-target pieces the fast kernels' vector files share (simd.cpp, simd_math.cpp): the vector
+// types, typed loads and stores of f32/bf16/f16 rows (rounded once, to nearest even, NaN kept
+// NaN), and write_row, the loop every elementwise primitive stores through. Like Highway's own
+// -inl.h headers it is compiled once per target: a file that includes foreach_target.h includes
+// it again for each one, and the toggle below lets each pass through.
+#if defined(XD_CPU_FAST_SIMD_ROWS_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef XD_CPU_FAST_SIMD_ROWS_INL_H_
+#undef XD_CPU_FAST_SIMD_ROWS_INL_H_
+#else
+#define XD_CPU_FAST_SIMD_ROWS_INL_H_
+#endif
+
+#include <xd/numeric.hpp>
+
+#include "kernels/fast/simd.hpp"
+
+#include <cstdint>
+#include <hwy/highway.h>
+#include <type_traits>
+
+HWY_BEFORE_NAMESPACE();
+namespace xd::cpu::simd {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+using DF = hn::ScalableTag<float>;
+// Work accumulated in double loads f32 half-vectors: as many floats as a vector holds doubles,
+// promoted whole (every target, the 1-lane scalar one included, has that promotion).
+using DD = hn::ScalableTag<double>;
+using DH = hn::Rebind<float, DD>;
+
+// F16C converts f16 exactly both ways, rounding to nearest even (Highway's emulation elsewhere
+// truncates on the way down), so other targets convert f16 lane by lane through numeric.hpp.
+#undef XD_SIMD_F16C
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2 && !defined(HWY_DISABLE_F16C)
+#define XD_SIMD_F16C 1
+#else
+#define XD_SIMD_F16C 0
+#endif
+
+// ---- typed rows: the element a pointer holds is an `elem` (f32, or bf16/f16 bits); values are
+// loaded as f32 vectors and stored rounded once to nearest even, NaN kept NaN.
+
+template <elem E>
+using elem_tag = std::integral_constant<elem, E>;
+
+// Calls f(elem_tag<e>) for the runtime e: one switch per row, the loops inside are typed.
+template <class F>
+HWY_INLINE decltype(auto) by_elem(elem e, F&& f) {
+  switch (e) {
+    case elem::bf16:
+      return f(elem_tag<elem::bf16>{});
+    case elem::f16:
+      return f(elem_tag<elem::f16>{});
+    default:
+      return f(elem_tag<elem::f32>{});
+  }
+}
+
+// The element at p[i] as f32.
+template <elem E>
+HWY_INLINE float load_one(const void* HWY_RESTRICT p, int64_t i) {
+  if constexpr (E == elem::f32) {
+    return static_cast<const float*>(p)[i];
+  } else if constexpr (E == elem::bf16) {
+    return static_cast<float>(::xd::bfloat16::from_bits(static_cast<const uint16_t*>(p)[i]));
+  } else {
+    return static_cast<float>(::xd::half::from_bits(static_cast<const uint16_t*>(p)[i]));
+  }
+}
+
+template <elem E>
+HWY_INLINE void store_one(void* HWY_RESTRICT p, int64_t i, float v) {
+  if constexpr (E == elem::f32) {
+    static_cast<float*>(p)[i] = v;
+  } else if constexpr (E == elem::bf16) {
+    static_cast<uint16_t*>(p)[i] = ::xd::bfloat16(v).bits;
+  } else {
+    static_cast<uint16_t*>(p)[i] = ::xd::half(v).bits;
+  }
+}
+
+// A vector of d's lanes from p + i, as f32 (d: DF or DH).
+template <elem E, class D>
+HWY_INLINE hn::Vec<D> load_as(D d, const void* HWY_RESTRICT p, int64_t i) {
+  if constexpr (E == elem::f32) {
+    return hn::LoadU(d, static_cast<const float*>(p) + i);
+  } else if constexpr (E == elem::bf16) {
+    // bf16 is the upper half of an f32: widen and shift, exact for every value.
+    const hn::RebindToUnsigned<D> du;
+    const hn::Rebind<uint16_t, D> du16;
+    return hn::BitCast(d, hn::ShiftLeft<16>(hn::PromoteTo(du, hn::LoadU(du16, static_cast<const uint16_t*>(p) + i))));
+  } else {
+#if XD_SIMD_F16C
+    const hn::Rebind<hwy::float16_t, D> dh16;
+    return hn::PromoteTo(d, hn::LoadU(dh16, static_cast<const hwy::float16_t*>(p) + i));
+#else
+    HWY_ALIGN float lanes[hn::MaxLanes(D())];
+    for (size_t k = 0; k < hn::Lanes(d); ++k) lanes[k] = load_one<E>(p, i + static_cast<int64_t>(k));
+    return hn::Load(d, lanes);
+#endif
+  }
+}
+
+// The 16-bit patterns of v rounded to bf16 (to nearest even; a NaN keeps its sign and payload
+// and is made quiet, as numeric.hpp's float_to_bf16 does; Highway's own DemoteTo truncates).
+template <class D>
+HWY_INLINE hn::Vec<hn::Rebind<uint16_t, D>> bf16_bits(D d, hn::Vec<D> v) {
+  const hn::RebindToUnsigned<D> du;
+  const hn::RebindToSigned<D> di;
+  const hn::Rebind<uint16_t, D> du16;
+  const auto bits = hn::BitCast(du, v);
+  const auto high = hn::ShiftRight<16>(bits);
+  auto out = hn::ShiftRight<16>(hn::Add(bits, hn::Add(hn::Set(du, 0x7fffu), hn::And(high, hn::Set(du, 1u)))));
+  // NaN is rare: its fix-up behind a branch costs less than a select on every vector (the store
+  // is most of a bf16 row's work on CPUs without bf16 instructions).
+  const auto nan = hn::IsNaN(v);
+  if (HWY_UNLIKELY(!hn::AllFalse(d, nan)))
+    out = hn::IfThenElse(hn::RebindMask(du, nan), hn::Or(high, hn::Set(du, 0x40u)), out);
+  return hn::DemoteTo(du16, hn::BitCast(di, out));
+}
+
+// Whether a row of E is written with non-temporal stores when asked: a 16-bit row's vector must
+// be a whole register (x86's Stream of a partial vector writes 16 bytes), so narrow SSE4 rows
+// are stored normally.
+template <elem E, class D>
+constexpr bool can_stream(D) {
+  if constexpr (E == elem::f32)
+    return true;
+  else
+    return hn::MaxLanes(hn::Rebind<uint16_t, D>()) * sizeof(uint16_t) % 16 == 0;
+}
+
+// Stores v at p + i as E; `stream`: non-temporal (p + i aligned to the stored vector's size).
+template <elem E, class D>
+HWY_INLINE void store_as(D d, hn::Vec<D> v, void* HWY_RESTRICT p, int64_t i, bool stream) {
+  if constexpr (E == elem::f32) {
+    float* y = static_cast<float*>(p) + i;
+    if (stream) {
+      hn::Stream(v, d, y);
+    } else {
+      hn::StoreU(v, d, y);
+    }
+  } else {
+    const hn::Rebind<uint16_t, D> du16;
+    uint16_t* y = static_cast<uint16_t*>(p) + i;
+    hn::Vec<hn::Rebind<uint16_t, D>> bits;
+    if constexpr (E == elem::bf16) {
+      bits = bf16_bits(d, v);
+    } else {
+#if XD_SIMD_F16C
+      const hn::Rebind<hwy::float16_t, D> dh16;
+      bits = hn::BitCast(du16, hn::DemoteTo(dh16, v));
+#else
+      HWY_ALIGN float lanes[hn::MaxLanes(D())];
+      HWY_ALIGN uint16_t out[hn::MaxLanes(D())];
+      hn::Store(v, d, lanes);
+      for (size_t k = 0; k < hn::Lanes(d); ++k) out[k] = ::xd::half(lanes[k]).bits;
+      bits = hn::Load(du16, out);
+#endif
+    }
+    if constexpr (can_stream<E>(D())) {
+      if (stream) return hn::Stream(bits, du16, y);
+    }
+    hn::StoreU(bits, du16, y);
+  }
+}
+
+// The elementwise loops below write y[i] = f(i) as E for i in [0, n): vectors through `vec(i)`,
+// single lanes through `one(i)`. With `stream`, stores are non-temporal (aligned vectors; the
+// elements before the first aligned one are written singly).
+template <elem E, class D, class V, class S>
+HWY_INLINE void write_row(D d, void* HWY_RESTRICT y, int64_t n, bool stream, V vec, S one) {
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  const int64_t size = E == elem::f32 ? 4 : 2;
+  stream = stream && can_stream<E>(d);
+  int64_t i = 0;
+  if (stream) {
+    const uintptr_t align = static_cast<uintptr_t>(N * size);
+    const uintptr_t base = reinterpret_cast<uintptr_t>(y);
+    for (; i < n && (base + static_cast<uintptr_t>(i * size)) % align != 0; ++i) store_one<E>(y, i, one(i));
+    for (; i + N <= n; i += N) store_as<E>(d, vec(i), y, i, true);
+  } else {
+    for (; i + N <= n; i += N) store_as<E>(d, vec(i), y, i, false);
+  }
+  for (; i < n; ++i) store_one<E>(y, i, one(i));
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace xd::cpu::simd
+HWY_AFTER_NAMESPACE();
+
+#endif  // XD_CPU_FAST_SIMD_ROWS_INL_H_

@@ -1,0 +1,72 @@
+// EXP, SIGMOID, SILU, TANH and GELU (tanh form) over dense tensors of f32, f16 and bf16: the fast
+// kernels in front of kernels/unary.cpp, computing its formulas in f32 with vector math
+// (simd_math.cpp) instead of a libm call per element; f16/bf16 converted in the vector loop and
+// rounded once. They decline, with a reason, strided or broadcast layouts, small tensors (the
+// reference's inline path is cheaper there) and gelu's erf form (Highway has no vector erf).
+#include "kernels/fast/rows.hpp"
+
+namespace xd::cpu::fast {
+namespace {
+
+constexpr int64_t kSmall = 256;  // fewer elements: the reference loop
+
+const char* decline_reason(const xd_kernel_call* c, simd::unary_fn f) {
+  const xd_view& in = input(c, 0);
+  const xd_view& out = output(c, 0);
+  if (in.ndim != out.ndim || in.dtype != out.dtype) return "a malformed call (the reference reports it)";
+  for (int d = 0; d < in.ndim; ++d)
+    if (in.sizes[d] != out.sizes[d]) return "a malformed call (the reference reports it)";
+  if (numel(out) < kSmall) return "tensors under 256 elements run the reference loop";
+  const int64_t sz = dtype_bytes(out.dtype);
+  if (!contiguous_dims(in, ~uint64_t{0}, sz) || !contiguous_dims(out, ~uint64_t{0}, sz))
+    return "takes dense tensors; strided or broadcast ones run the reference loop";
+  if (f == simd::unary_fn::gelu_tanh) {
+    const auto* a = find_attrs<xd_attrs_gelu>(c);
+    if (a == nullptr || a->approximate == 0) return "gelu's erf form runs the reference loop (no vector erf)";
+  }
+  return nullptr;
+}
+
+template <simd::unary_fn F>
+int32_t check(const xd_kernel_call* c, char* reason, size_t reason_size) {
+  return check_with(reason, reason_size, [&] { return decline_reason(c, F); });
+}
+
+template <simd::unary_fn F>
+struct unary_fast {
+  template <class T>
+  static xd_status run(const xd_kernel_call* c) {
+    return kernel_guard(c, [&] {
+      if (const char* why = decline_reason(c, F)) plugin::fail(XD_ERR_INTERNAL, std::string("unary.fast ") + why);
+      const xd_view& in = input(c, 0);
+      const xd_view& out = output(c, 0);
+      const int64_t n = numel(out);
+      const T* x = reinterpret_cast<const T*>(data(in));
+      T* y = reinterpret_cast<T*>(data(out));
+      const bool stream = n * static_cast<int64_t>(sizeof(T)) >= stream_threshold_bytes();
+      parallel_for(n, kElementGrain, [&](int64_t begin, int64_t end) {
+        stream_scope fence;
+        simd::unary(F, x + begin, elem_of<T>(), y + begin, end - begin, stream);
+      });
+    });
+  }
+};
+
+}  // namespace
+}  // namespace xd::cpu::fast
+
+namespace xd::cpu {
+// Entries of the registration list (kernel_list.cpp).
+using fast::unary_fast;
+using simd::unary_fn;
+extern const plugin::kernel_def def_exp_fast =
+    fast::fast_kernel<unary_fast<unary_fn::exp>>(XD_OP_EXP, "exp.fast", fast::check<unary_fn::exp>);
+extern const plugin::kernel_def def_sigmoid_fast =
+    fast::fast_kernel<unary_fast<unary_fn::sigmoid>>(XD_OP_SIGMOID, "sigmoid.fast", fast::check<unary_fn::sigmoid>);
+extern const plugin::kernel_def def_silu_fast =
+    fast::fast_kernel<unary_fast<unary_fn::silu>>(XD_OP_SILU, "silu.fast", fast::check<unary_fn::silu>);
+extern const plugin::kernel_def def_tanh_fast =
+    fast::fast_kernel<unary_fast<unary_fn::tanh>>(XD_OP_TANH, "tanh.fast", fast::check<unary_fn::tanh>);
+extern const plugin::kernel_def def_gelu_fast =
+    fast::fast_kernel<unary_fast<unary_fn::gelu_tanh>>(XD_OP_GELU, "gelu.fast", fast::check<unary_fn::gelu_tanh>);
+}  // namespace xd::cpu
