@@ -77,6 +77,8 @@ const std::array<OpSchema, kOpCount>& schemas() {
       {XD_OP_CLAMP, "clamp", OpKind::unary, {"self"}, {"out"}, meta_clamp, at<ClampAttrs, xd_attrs_clamp>()},
       {XD_OP_FLOOR, "floor", OpKind::unary, {"self"}, {"out"}, meta_unary, at<NoAttrs>()},
       {XD_OP_ROUND, "round", OpKind::unary, {"self"}, {"out"}, meta_unary, at<RoundAttrs, xd_attrs_round>()},
+      {XD_OP_INDEX_SELECT, "index_select", OpKind::index_select, {"self", "index"}, {"out"}, meta_index_select,
+       at<DimAttrs, xd_attrs_dim>()},
   }};
   // clang-format on
   return s;
@@ -124,6 +126,7 @@ const char* op_kind_name(OpKind kind) noexcept {
     case OpKind::scaled_mm: return "scaled_mm";
     case OpKind::csr_addmm: return "csr_addmm";
     case OpKind::csr_to_dense: return "csr_to_dense";
+    case OpKind::index_select: return "index_select";
     case OpKind::weight_int4_mm: return "weight_int4_mm";
     case OpKind::quantize_int4: return "quantize_int4";
   }

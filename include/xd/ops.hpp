@@ -106,6 +106,25 @@ Tensor argmax(const Tensor& a, int64_t dim, bool keepdim = false);  // i64 resul
 Tensor softmax(const Tensor& a, int64_t dim);       // floating only
 Tensor log_softmax(const Tensor& a, int64_t dim);
 
+// ------------------------------------------------------------------ indexing
+// torch.index_select: the entries of `a` at `index` along `dim`, a new tensor of a's dtype and
+// rank with size(dim) = index.numel(). Every dtype. `index` is a 1-d or 0-d i64 or i32 tensor on
+// a's device (any strides); a 0-d `a` takes an index of one element and gives a 0-d result. dim
+// may be negative (wraps as in PyTorch). Every index must be in [0, a.size(dim)) — negative
+// indices do not wrap, as in PyTorch; the check reads the index tensor on the host (so on a device
+// it waits for the work writing the index), and a bad index is an IndexError naming it, raised
+// before anything is launched. Errors: IndexError for dim or an index out of range, or a 0-d a
+// with an index of other than one element; DtypeError for an index that is not i64/i32;
+// ShapeError for an index of rank > 1; DeviceError when index is on another device.
+Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index);
+// torch.nn.functional.embedding (forward): the rows of `weight` [num_embeddings, embedding_dim]
+// at `indices` (any shape, i64 or i32), a new tensor of shape indices.shape + [embedding_dim]:
+// index_select(weight, 0, indices.flatten()) reshaped. padding_idx only changes the gradient in
+// PyTorch, so the forward ignores it, but validates it as PyTorch does: in
+// [-num_embeddings, num_embeddings), else ValueError. Errors: ShapeError when weight is not 2-d;
+// those of index_select (IndexError for an index outside [0, num_embeddings)).
+Tensor embedding(const Tensor& weight, const Tensor& indices, std::optional<int64_t> padding_idx = std::nullopt);
+
 // ------------------------------------------------------------------ matmul (f64 f32 f16 bf16)
 Tensor mm(const Tensor& a, const Tensor& b);
 Tensor addmm(const Tensor& input, const Tensor& a, const Tensor& b, double beta = 1.0, double alpha = 1.0);

@@ -168,7 +168,17 @@ typedef enum xd_op {
                                    s = 10^|d| rounded to the compute type (float for f32/f16/bf16, double for f64) and
                                    each operation is done in the compute type, rounded once to a's dtype at the end
                                    (s overflowing to Inf gives NaN, as in PyTorch). */
-  XD_OP_COUNT_V1_4 = 49         /* one past the last op of ABI 1.4 */
+  /* ABI 1.4. Indexing, as PyTorch defines it. */
+  XD_OP_INDEX_SELECT = 49,      /* [a, index i64 1-d] -> [out] (xd_attrs_dim) torch.index_select: out has a's rank and
+                                   dtype, size(dim) = index.numel(), out[.., i, ..] = a[.., index[i], ..] along dim
+                                   (normalised; a 0-d a, whose index has one element, is seen as [1]). Keyed on a's
+                                   dtype: every dtype (f64 f32 f16 bf16 i8 u8 i32 i64 bool f8e4m3fn f8e5m2), a bitwise
+                                   move, exact. The host converts an i32 index to i64 and checks, before the launch,
+                                   that every index is in [0, size(dim)) (negative ones are errors, as in PyTorch): it
+                                   reads the index tensor, which waits for the work that writes it. A kernel given an
+                                   index outside [0, size(dim)) anyway (a plugin called directly) must not read a: it
+                                   writes zero bytes for that element. */
+  XD_OP_COUNT_V1_4 = 50         /* one past the last op of ABI 1.4 */
 } xd_op;
 
 /* One past the last op of the newest ABI minor this header declares: what a host of this header

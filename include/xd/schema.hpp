@@ -35,6 +35,7 @@ enum class OpKind {
   quantize_int4,      // (weight [N,K]) -> (packed u8 [N,K/2], scales [K/g,N], zeros i8 [K/g,N])
   csr_addmm,          // (self?, crow, col, values, mat2) -> beta*self + alpha*csr@mat2 (sparse.hpp)
   csr_to_dense,       // (crow, col, values) -> out (sparse.hpp: SparseCsr::to_dense)
+  index_select,       // (self, index 1-d) -> out along dim
 };
 const char* op_kind_name(OpKind kind) noexcept;
 

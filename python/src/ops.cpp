@@ -306,6 +306,17 @@ void bind_ops(py::module_& m) {
       },
       py::arg("input"), py::arg("dim") = py::none(), py::arg("keepdim") = false);
   m.def(
+      "index_select",
+      [](const Tensor& a, int64_t dim, const Tensor& index) { return xd::index_select(a, dim, index); },
+      py::arg("input"), py::arg("dim"), py::arg("index"), release_gil());
+  // torch.nn.functional.embedding's argument order: the indices first, then the table.
+  m.def(
+      "embedding",
+      [](const Tensor& indices, const Tensor& weight, std::optional<int64_t> padding_idx) {
+        return xd::embedding(weight, indices, padding_idx);
+      },
+      py::arg("input"), py::arg("weight"), py::arg("padding_idx") = py::none(), release_gil());
+  m.def(
       "softmax", [](const Tensor& a, int64_t dim) { return xd::softmax(a, dim); }, py::arg("input"), py::arg("dim"),
       release_gil());
   m.def(

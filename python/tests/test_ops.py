@@ -197,6 +197,49 @@ def test_clamp_floor_round_errors_match_torch_kinds():
         xd.round(xd.ones(2, dtype=xd.int32), decimals=1)
 
 
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", [xd.float32, xd.bfloat16, xd.int64, xd.uint8, xd.bool])
+def test_index_select_matches_torch(device, dtype):
+    g = torch.Generator().manual_seed(7)
+    a = (torch.rand(4, 5, 6, generator=g) * 10).to(TORCH_DTYPE[dtype])
+    xa = to_xd(a, device)
+    for dim in [0, 1, -1]:
+        index = torch.randint(0, a.shape[dim], (9,), generator=g)  # repeats, any order
+        for idx in [index, index.to(torch.int32)]:
+            expected = torch.index_select(a, dim, idx)
+            assert_close(xd.index_select(xa, dim, to_xd(idx, device)), expected, rtol=0, atol=0)
+            assert_close(xa.index_select(dim, to_xd(idx, device)), expected, rtol=0, atol=0)
+    empty = torch.zeros(0, dtype=torch.int64)
+    assert xd.index_select(xa, 1, to_xd(empty, device)).shape == (4, 0, 6)
+    # A transposed input and a strided index.
+    idx = to_xd(torch.tensor([4, 0, 3, 3, 1, 2]), device)[::2]
+    assert_close(xd.index_select(xa.transpose(0, 2), 0, idx), torch.index_select(a.transpose(0, 2), 0,
+                 torch.tensor([4, 3, 1])), rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_embedding_matches_torch(device):
+    g = torch.Generator().manual_seed(8)
+    weight = torch.randn(10, 4, generator=g)
+    indices = torch.randint(0, 10, (3, 5), generator=g)
+    expected = torch.nn.functional.embedding(indices, weight)
+    assert_close(xd.embedding(to_xd(indices, device), to_xd(weight, device)), expected, rtol=0, atol=0)
+    assert_close(xd.embedding(to_xd(indices.to(torch.int32), device), to_xd(weight, device), padding_idx=-1),
+                 expected, rtol=0, atol=0)
+
+
+def test_index_select_embedding_errors_match_torch_kinds():
+    a = xd.ones((2, 3))
+    with pytest.raises(IndexError, match="index 3 \\(at position 0\\) is out of range for dim 1 of size 3"):
+        xd.index_select(a, 1, xd.from_numpy(np.array([3], dtype=np.int64)))
+    with pytest.raises(IndexError, match="dim 2 is out of range"):
+        xd.index_select(a, 2, xd.from_numpy(np.array([0], dtype=np.int64)))
+    with pytest.raises(TypeError, match="'index' has dtype f32"):
+        xd.index_select(a, 0, xd.ones(1))
+    with pytest.raises(ValueError, match="padding_idx 2 must be within num_embeddings"):
+        xd.embedding(xd.from_numpy(np.array([0], dtype=np.int64)), a, padding_idx=2)
+
+
 @pytest.mark.parametrize("approximate", ["none", "tanh"])
 @pytest.mark.parametrize("device,dtype,layout", cases([xd.float32, xd.float64], LAYOUTS[:2]))
 def test_gelu_matches_torch(approximate, device, dtype, layout):

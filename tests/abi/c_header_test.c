@@ -48,7 +48,9 @@ int main(void) {
   if (XD_OP_MAXIMUM != 44 || XD_OP_MINIMUM != 45 || XD_OP_COUNT_V1_2 != 46) return 1;
   /* ABI 1.4 appended clamp, floor and round (1.3 added no op) and their attribute structs. */
   if (XD_ABI_MINOR < 4) return 1;
-  if (XD_OP_CLAMP != 46 || XD_OP_FLOOR != 47 || XD_OP_ROUND != 48 || XD_OP_COUNT_V1_4 != 49) return 1;
+  if (XD_OP_CLAMP != 46 || XD_OP_FLOOR != 47 || XD_OP_ROUND != 48) return 1;
+  /* ... and index_select (49), which takes xd_attrs_dim. */
+  if (XD_OP_INDEX_SELECT != 49 || XD_OP_COUNT_V1_4 != 50) return 1;
   if (XD_OP_COUNT_LATEST != XD_OP_COUNT_V1_4) return 1;
   if (offsetof(xd_attrs_clamp, int_min) < offsetof(xd_attrs_clamp, real_max)) return 1;
   if (sizeof(((xd_attrs_round*)0)->decimals) != 8) return 1;

@@ -48,6 +48,10 @@ def special_floats(shape, dtype, gen):
 
 def operand(shape, dtype_name, gen, special, lo=-4.0, hi=4.0):
     dtype = TORCH_DTYPES[dtype_name]
+    if special == "index":  # indices into a dim of size hi: [lo, hi)
+        return torch.randint(int(lo), int(hi), shape, generator=gen, dtype=torch.int64).to(dtype)
+    if dtype == torch.bool:
+        return torch.randint(0, 2, shape, generator=gen, dtype=torch.int64).to(dtype)
     if dtype.is_floating_point:
         if special == "halves":  # multiples of 0.5 in [lo, hi): the ties of round, floor's -0.5
             return (torch.floor(torch.rand(shape, generator=gen, dtype=torch.float64) * (hi - lo) * 2) / 2 + lo).to(dtype)
@@ -215,6 +219,26 @@ def graph_cases():
     return cases
 
 
+def index_select_cases():
+    """index_select on every dtype: each dim, a negative dim, repeated indices (more draws than the
+    dim has entries), an i32 index, a 0-d index and a 0-d self, an empty index, special values."""
+    def row(shape, dim, n_index, index_dtype="i64", mode=False):
+        size = 1 if not shape else shape[dim]
+        return (shape, dim, n_index, index_dtype, mode, size)
+    rows = [row([5, 4], 0, [7]), row([5, 4], 1, [3]), row([3, 5, 4], -1, [6], "i32"), row([3, 5, 4], 1, [5]),
+            row([6], 0, [0]), row([6], 0, []), row([], 0, [])]
+    cases = []
+    for dtype in ["f32", "f64", "f16", "bf16", "i32", "i8", "u8", "i64", "bool"]:
+        floating = TORCH_DTYPES[dtype].is_floating_point
+        special = [row([6, 5], 1, [8], "i64", True)] if floating else []
+        for i, (shape, dim, n_index, index_dtype, mode, size) in enumerate(rows + special):
+            cases.append({"op": "index_select", "dtype": dtype, "index": i, "attrs": {"dim": dim},
+                          "inputs": {"self": (shape, dtype, mode), "index": (n_index, index_dtype, "index", 0, size)},
+                          "call": lambda t, dim=dim: {"out": torch.index_select(t["self"], dim, t["index"])},
+                          "rtol": 0.0, "atol": 0.0, "note": "special values" if mode else ""})
+    return cases
+
+
 # One entry per op: the cases it contributes ("graph": the fixed graphs of xd-conform --compiled).
 CASES = {
     "maximum": lambda: binary_cases("maximum", torch.maximum),
@@ -222,6 +246,7 @@ CASES = {
     "clamp": clamp_cases,
     "floor": floor_cases,
     "round": round_cases,
+    "index_select": index_select_cases,
     "graph": graph_cases,
 }
 

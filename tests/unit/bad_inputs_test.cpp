@@ -532,4 +532,64 @@ TEST(BadSize, AllocationLargerThanMemoryStatesTheSize) {
   EXPECT_THROWS_EXACTLY(xd::OutOfMemoryError, xd::empty({int64_t{1} << 48}, Dtype::f32, cpu()), "cpu");
 }
 
+// ------------------------------------------------------------------ index_select, embedding
+
+xd::Tensor i64s(std::vector<int64_t> v, xd::IntList sizes) { return xd::tensor(v, sizes, cpu()); }
+
+TEST(BadDtype, IndexSelectIndexNotAnInteger) {
+  EXPECT_THROWS_EXACTLY(xd::DtypeError, xd::index_select(f32({2, 3}), 0, f32({1})), "index_select",
+                        "'index' has dtype f32", "takes i32, i64");
+  EXPECT_THROWS_EXACTLY(xd::DtypeError, xd::index_select(f32({2, 3}), 0, of({1}, Dtype::i8)), "index_select",
+                        "'index' has dtype i8");
+}
+
+TEST(BadShape, IndexSelectIndexOfRankTwo) {
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, xd::index_select(f32({2, 3}), 0, i64s({0, 1}, {1, 2})), "index_select",
+                        "'index' must be 1-d or 0-d, got 2-d [1, 2]");
+}
+
+TEST(BadIndex, IndexSelectDimOutOfRange) {
+  EXPECT_THROWS_EXACTLY(xd::IndexError, xd::index_select(f32({2, 3}), 2, i64s({0}, {1})), "index_select",
+                        "dim 2 is out of range for a 2-d tensor", "[-2, 1]");
+  EXPECT_THROWS_EXACTLY(xd::IndexError, xd::index_select(f32({2, 3}), -3, i64s({0}, {1})), "index_select", "dim -3");
+}
+
+TEST(BadIndex, IndexSelectIndexOutOfRange) {
+  EXPECT_THROWS_EXACTLY(xd::IndexError, xd::index_select(f32({2, 3}), 1, i64s({0, 3}, {2})), "index_select",
+                        "index 3 (at position 1) is out of range for dim 1 of size 3", "[0, 3)");
+  // PyTorch does not wrap negative indices here either.
+  const xd::Tensor negative = xd::tensor(std::vector<int32_t>{1, -1}, {2}, cpu());
+  EXPECT_THROWS_EXACTLY(xd::IndexError, xd::index_select(f32({2, 3}), 0, negative), "index_select",
+                        "index -1 (at position 1)", "negative indices do not wrap");
+  EXPECT_THROWS_EXACTLY(xd::IndexError, xd::index_select(f32({0, 3}), 0, i64s({0}, {1})), "index_select",
+                        "index 0 (at position 0) is out of range for dim 0 of size 0");
+}
+
+TEST(BadIndex, IndexSelectScalarSelfTakesOneIndex) {
+  EXPECT_THROWS_EXACTLY(xd::IndexError, xd::index_select(f32({}), 0, i64s({0, 0}, {2})), "index_select",
+                        "a 0-d 'self' takes an index of one element, got 2 elements");
+  EXPECT_THROWS_EXACTLY(xd::IndexError, xd::index_select(f32({}), 0, i64s({1}, {1})), "index_select",
+                        "index 1 (at position 0) is out of range for dim 0 of size 1");
+}
+
+TEST(BadShape, EmbeddingWeightNotTwoD) {
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, xd::embedding(f32({4}), i64s({0}, {1})), "embedding",
+                        "'weight' must be 2-d [num_embeddings, embedding_dim], got 1-d [4]");
+}
+
+TEST(BadDtype, EmbeddingIndicesNotAnInteger) {
+  EXPECT_THROWS_EXACTLY(xd::DtypeError, xd::embedding(f32({4, 3}), f32({2})), "embedding", "'indices' has dtype f32");
+}
+
+TEST(BadValue, EmbeddingPaddingIdxOutsideTheTable) {
+  EXPECT_THROWS_EXACTLY(xd::ValueError, xd::embedding(f32({4, 3}), i64s({0}, {1}), 4), "embedding",
+                        "padding_idx 4 must be within num_embeddings (in [-4, 4))");
+  EXPECT_THROWS_EXACTLY(xd::ValueError, xd::embedding(f32({4, 3}), i64s({0}, {1}), -5), "embedding", "padding_idx -5");
+}
+
+TEST(BadIndex, EmbeddingIndexOutOfRange) {
+  EXPECT_THROWS_EXACTLY(xd::IndexError, xd::embedding(f32({4, 3}), i64s({1, 2, 4, 0}, {2, 2})), "embedding",
+                        "index 4 (at position 2) is out of range for dim 0 of size 4");
+}
+
 }  // namespace

@@ -1,0 +1,126 @@
+// Indexing: index_select (XD_OP_INDEX_SELECT) and embedding, composed on it. meta_index_select
+// validates shapes, dtypes and devices; the index values are checked by the public function on a
+// host copy, so no kernel ever sees an index it could read out of bounds with.
+#include <xd/error.hpp>
+#include <xd/ops.hpp>
+
+#include "dispatch/launch.hpp"
+#include "ops/meta.hpp"
+#include "ops/meta_functions.hpp"
+#include "ops/schema.hpp"
+
+#include <string>
+#include <vector>
+
+namespace xd {
+
+using namespace detail;
+
+namespace detail {
+
+namespace {
+
+constexpr DtypeSet kIndexDtypes{XD_DTYPE_I64, XD_DTYPE_I32};
+
+// A 0-d tensor as the kernel sees it: [1] (the ABI's index_select has no rank-0 case).
+Arg rank1_if_scalar(Arg a) {
+  if (a.ndim == 0) {
+    a.ndim = 1;
+    a.sizes[0] = 1;
+    a.strides[0] = 1;
+  }
+  return a;
+}
+
+}  // namespace
+
+MetaResult meta_index_select(const MetaArgs& m) {
+  const char* name = m.name;
+  const TensorImpl& ia = checked_impl(*m.inputs[0], name, "self");
+  const TensorImpl& ii = checked_impl(*m.inputs[1], name, "index");
+  check_dtype(name, "self", ia.dtype, kAll);
+  check_dtype(name, "index", ii.dtype, kIndexDtypes);
+  if (ii.ndim > 1)
+    throw ShapeError(std::string(name) + ": 'index' must be 1-d or 0-d, got " + std::to_string(ii.ndim) + "-d " +
+                     shape_str(ii.sizes, ii.ndim) + "; flatten it with .reshape({-1})");
+  check_same_device(name, "self", ia, "index", ii);
+  const int d = normalize_dim(attrs_of<DimAttrs>(m).dim, ia.ndim, name);
+  // PyTorch 2 (torch 1.13 returned an uninitialised or repeated scalar here): a 0-d self takes
+  // exactly one index.
+  if (ia.ndim == 0 && ii.numel != 1)
+    throw IndexError(std::string(name) + ": a 0-d 'self' takes an index of one element, got " +
+                     std::to_string(ii.numel) + " elements");
+  int64_t sizes[kMaxDims];
+  for (int i = 0; i < ia.ndim; ++i) sizes[i] = i == d ? ii.numel : ia.sizes[i];
+  MetaResult r;
+  r.device = &ia.device_record();
+  r.key = ia.dtype;
+  add_output(r, sizes, ia.ndim, ia.dtype);
+  xd_attrs_dim& k = r.kernel_attrs.dim;
+  k = xd_attrs_dim{};
+  k.struct_size = sizeof k;
+  k.dim = d;
+  r.has_kernel_attrs = true;
+  return r;
+}
+
+}  // namespace detail
+
+namespace {
+
+// Every index in [0, size) or an IndexError naming the first bad one. Reads `index` on the host
+// (to_vector converts i32): the one place an index is checked, so kernels never need to report.
+void check_index_values(const char* name, const Tensor& index, int64_t size, int dim, const char* what) {
+  const std::vector<int64_t> v = index.to_vector<int64_t>();
+  for (size_t i = 0; i < v.size(); ++i)
+    if (v[i] < 0 || v[i] >= size)
+      throw IndexError(std::string(name) + ": " + what + " " + std::to_string(v[i]) + " (at position " +
+                       std::to_string(i) + ") is out of range for dim " + std::to_string(dim) + " of size " +
+                       std::to_string(size) + "; indices must be in [0, " + std::to_string(size) +
+                       ") (negative indices do not wrap, as in PyTorch)");
+}
+
+Tensor index_select_impl(const char* name, const Tensor& a, int64_t dim, const Tensor& index, const char* what) {
+  const MetaResult m = run_meta(XD_OP_INDEX_SELECT, name, {&a, &index}, DimAttrs{dim});
+  const TensorImpl& ia = checked(a);
+  const int d = m.kernel_attrs.dim.dim;
+  check_index_values(name, index, ia.ndim == 0 ? 1 : ia.sizes[d], d, what);
+  auto out = allocate_output(m, 0);
+  if (out->numel > 0) {
+    // The kernel takes an i64 index only; i32 is widened here (a copy of index.numel() elements).
+    const Tensor idx = index.dtype() == Dtype::i64 ? index : index.to(Dtype::i64);
+    Arg ix = arg(checked(idx));
+    if (ix.ndim == 0) ix = rank1_if_scalar(ix);
+    launch(XD_OP_INDEX_SELECT, m.key, *m.device, {rank1_if_scalar(arg(ia)), ix}, {rank1_if_scalar(arg(*out))},
+           m.kernel_attrs_ptr());
+  }
+  return Tensor(std::move(out));
+}
+
+}  // namespace
+
+Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index) {
+  return index_select_impl("index_select", a, dim, index, "index");
+}
+
+Tensor embedding(const Tensor& weight, const Tensor& indices, std::optional<int64_t> padding_idx) {
+  const char* name = "embedding";
+  const TensorImpl& w = checked_impl(weight, name, "weight");
+  const TensorImpl& ii = checked_impl(indices, name, "indices");
+  if (w.ndim != 2)
+    throw ShapeError(std::string(name) + ": 'weight' must be 2-d [num_embeddings, embedding_dim], got " +
+                     std::to_string(w.ndim) + "-d " + shape_str(w.sizes, w.ndim));
+  check_dtype(name, "indices", ii.dtype, kIndexDtypes);
+  const int64_t n = w.sizes[0];
+  // PyTorch asserts padding_idx in [-num_embeddings, num_embeddings) (an AssertionError there, a
+  // bad argument value here); it only masks the gradient, so the forward does nothing else with it.
+  if (padding_idx && (*padding_idx < -n || *padding_idx >= n))
+    throw ValueError(std::string(name) + ": padding_idx " + std::to_string(*padding_idx) +
+                     " must be within num_embeddings (in [" + std::to_string(-n) + ", " + std::to_string(n) + "))");
+  std::vector<int64_t> out_shape(indices.sizes().begin(), indices.sizes().end());
+  out_shape.push_back(w.sizes[1]);
+  const Tensor flat = indices.reshape({-1});
+  return index_select_impl(name, weight, 0, flat, "index").reshape(IntList(out_shape.data(), out_shape.size()));
+}
+
+}  // namespace xd

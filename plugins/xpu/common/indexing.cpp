@@ -1,0 +1,31 @@
+// INDEX_SELECT for both XPU variants: one work-item per output element (kernels/indexing.cl).
+#include "launchers.hpp"
+#include "layout.hpp"
+
+#include <string>
+
+namespace xd::xpu {
+
+xd_status run_index_select(const xd_kernel_call* c) {
+  return guard(c, [&] {
+    const xd_view& a = plugin::input(c, 0);
+    const xd_view& index = plugin::input(c, 1);
+    const xd_view& out = plugin::output(c, 0);
+    plugin::check_dtype(out, a.dtype, "index_select output");
+    plugin::check_dtype(index, XD_DTYPE_I64, "index_select index");
+    const int dim = plugin::need_attrs<xd_attrs_dim>(c).dim;
+    if (a.ndim < 1 || out.ndim != a.ndim || dim < 0 || dim >= a.ndim || index.ndim != 1)
+      plugin::invalid("index_select: malformed views");
+    for (int d = 0; d < a.ndim; ++d)
+      if (out.sizes[d] != (d == dim ? index.sizes[0] : a.sizes[d])) plugin::invalid("index_select: output shape");
+    const int64_t n = index.sizes[0];
+    const layout L = layout_of(out.ndim, out.sizes, {operand_of(out), operand_of(a)}, uint64_t{1} << dim);
+    if (n == 0 || L.numel == 0) return;
+    launch k(c, {"indexing", a.dtype}, "xd_index_select");
+    k.buffer(out).buffer(a).buffer(index).value(L).value(n).value(out.strides[dim]).value(a.strides[dim]);
+    k.value(a.sizes[dim]).value(element_offset(index, "index")).value(index.strides[0]);
+    k.run_items(static_cast<uint64_t>(L.numel) * static_cast<uint64_t>(n));
+  });
+}
+
+}  // namespace xd::xpu
