@@ -39,10 +39,14 @@ relocated)
   echo "$out"
   grep -q "$moved/lib/xdispatch/plugins/libxd_plugin_cpu.so" <<<"$out" || fail "the cpu plugin was not loaded from the moved install"
   if grep -F "$build/lib/" <<<"$out"; then fail "the moved install shows files of the build tree $build"; fi
-  readelf -d "$moved/bin/xd-info" | grep -q 'R.*PATH.*\$ORIGIN' || fail "xd-info has no \$ORIGIN RPATH"
+  # Each output is captured before grep reads it: under pipefail, `producer | grep -q` fails at
+  # random when grep exits at its first match and the producer dies of SIGPIPE.
+  dynamic=$(readelf -d "$moved/bin/xd-info")
+  grep -q 'R.*PATH.*\$ORIGIN' <<<"$dynamic" || fail "xd-info has no \$ORIGIN RPATH"
   # The installed golden cases are xd-conform's default, found relative to the moved executable.
   "${clean_env[@]}" "$moved/bin/xd-conform" --golden --backend cpu --op add --dtype f32 || fail "xd-conform --golden (installed set)"
-  "${clean_env[@]}" "$moved/bin/xd-info" --version | grep -q "^xd-info (xdispatch) " || fail "xd-info --version"
+  version=$("${clean_env[@]}" "$moved/bin/xd-info" --version)
+  grep -q "^xd-info (xdispatch) " <<<"$version" || fail "xd-info --version"
   # The installed Python module (where the build has one) finds the moved library and plugins.
   module=$(find "$moved" -name '_xdispatch*.so' | head -1)
   if [[ -n "$module" ]]; then
@@ -118,7 +122,8 @@ deb)
     { cat "$work/deb/cpack.log"; fail "cpack"; }
   deb=$(ls "$work"/deb/xdispatch_*.deb)
   dpkg-deb --info "$deb"
-  dpkg-deb --info "$deb" | grep -q "Depends: .*libc6" || fail "no shlibdeps Depends"
+  info=$(dpkg-deb --info "$deb")
+  grep -q "Depends: .*libc6" <<<"$info" || fail "no shlibdeps Depends"
   dpkg-deb -x "$deb" "$work/deb/root"
   "${clean_env[@]}" "$work/deb/root/usr/bin/xd-info" | tee "$work/deb/xd-info.txt"
   grep -q "loaded.*cpu.*$work/deb/root/usr/lib/xdispatch/plugins/libxd_plugin_cpu.so" "$work/deb/xd-info.txt" || fail "the packaged cpu plugin did not load"
