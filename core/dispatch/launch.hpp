@@ -25,6 +25,16 @@ struct Arg {
 
 Arg arg(const TensorImpl& t);
 Arg arg_absent();
+// A rank-0 argument as rank 1 of size 1, for kernels whose ABI has no rank-0 case (reductions,
+// softmax, index_select); other ranks unchanged.
+inline Arg rank1_if_scalar(Arg a) {
+  if (a.ndim == 0) {
+    a.ndim = 1;
+    a.sizes[0] = 1;
+    a.strides[0] = 1;
+  }
+  return a;
+}
 // `t` broadcast to (sizes, ndim); the caller has checked that it broadcasts.
 Arg arg_broadcast(const TensorImpl& t, const int64_t* sizes, int ndim);
 

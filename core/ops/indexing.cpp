@@ -22,16 +22,6 @@ namespace {
 
 constexpr DtypeSet kIndexDtypes{XD_DTYPE_I64, XD_DTYPE_I32};
 
-// A 0-d tensor as the kernel sees it: [1] (the ABI's index_select has no rank-0 case).
-Arg rank1_if_scalar(Arg a) {
-  if (a.ndim == 0) {
-    a.ndim = 1;
-    a.sizes[0] = 1;
-    a.strides[0] = 1;
-  }
-  return a;
-}
-
 }  // namespace
 
 MetaResult meta_index_select(const MetaArgs& m) {

@@ -17,16 +17,8 @@ namespace detail {
 
 namespace {
 
-// Reductions and softmax see a rank-0 tensor as rank 1 of size 1, so no kernel needs a
-// special case for "reduce over the only element of a scalar" (PyTorch accepts dim 0 / -1).
-Arg rank1_if_scalar(Arg a) {
-  if (a.ndim == 0) {
-    a.ndim = 1;
-    a.sizes[0] = 1;
-    a.strides[0] = 1;
-  }
-  return a;
-}
+// Reductions and softmax see a rank-0 tensor as rank 1 of size 1 (rank1_if_scalar), so no kernel
+// needs a special case for "reduce over the only element of a scalar" (PyTorch accepts dim 0 / -1).
 
 DtypeSet reduce_dtypes(xd_op op) { return op == XD_OP_MEAN ? kFloat : kNumeric; }
 // amax, amin and argmax have no identity: reducing an empty dim is an error.
