@@ -38,9 +38,15 @@ int check_normalized(const char* op, const TensorImpl& x, IntList normalized_sha
   return k;
 }
 
-void check_weight(const char* op, const TensorImpl& x, const TensorImpl& w, IntList normalized_shape) {
+// rms_norm's weight may have any floating dtype (a bf16 x with an f32 weight, as mixed-precision
+// models keep it): the kernels read it into the f32 (f64) compute type. same_dtype asks for x's.
+void check_weight(const char* op, const TensorImpl& x, const TensorImpl& w, IntList normalized_shape,
+                  bool same_dtype = true) {
   check_same_device(op, "input", x, "weight", w);
-  check_same_dtype(op, "input", x, "weight", w);
+  if (same_dtype)
+    check_same_dtype(op, "input", x, "weight", w);
+  else
+    check_dtype(op, "weight", w.dtype, kFloat);
   if (w.ndim != static_cast<int>(normalized_shape.size()) ||
       !std::equal(w.sizes, w.sizes + w.ndim, normalized_shape.begin()))
     throw ShapeError(std::string(op) + ": weight " + shape_str(w.sizes, w.ndim) + " must have normalized_shape " +
@@ -58,7 +64,7 @@ MetaResult meta_rms_norm(const MetaArgs& m) {
   check_dtype(op, "input", ix.dtype, kFloat);
   int64_t rstd_shape[kMaxDims];
   const int k = check_normalized(op, ix, at.normalized_shape, rstd_shape);
-  if (const Tensor* w = m.inputs[1]) check_weight(op, ix, w->impl(), at.normalized_shape);
+  if (const Tensor* w = m.inputs[1]) check_weight(op, ix, w->impl(), at.normalized_shape, false);
   const double e = at.eps.value_or(ix.dtype == Dtype::f64 ? DBL_EPSILON : static_cast<double>(FLT_EPSILON));
   if (!(e >= 0) || !std::isfinite(e))
     throw ValueError("rms_norm: eps must be finite and >= 0, got " + std::to_string(e));
@@ -98,7 +104,7 @@ MetaResult meta_rms_norm_backward(const MetaArgs& m) {
     throw ShapeError(std::string(op) + ": rstd " + shape_str(ir.sizes, ir.ndim) + " must have shape " +
                      shape_str(rstd_shape, ix.ndim) + " (as rms_norm returns it)");
   const TensorImpl* iw = m.inputs[3] != nullptr ? &m.inputs[3]->impl() : nullptr;
-  if (iw != nullptr) check_weight(op, ix, *iw, at.normalized_shape);
+  if (iw != nullptr) check_weight(op, ix, *iw, at.normalized_shape, false);
   MetaResult r;
   r.device = &ix.device_record();
   r.key = ix.dtype;

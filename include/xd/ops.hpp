@@ -125,6 +125,19 @@ Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index);
 // those of index_select (IndexError for an index outside [0, num_embeddings)).
 Tensor embedding(const Tensor& weight, const Tensor& indices, std::optional<int64_t> padding_idx = std::nullopt);
 
+// ------------------------------------------------------------------ joining
+// torch.cat: the tensors joined along `dim`, in order, into a new contiguous tensor. Every tensor
+// has the same rank, dtype and device, and the same sizes except in `dim` (dim may be negative);
+// as in PyTorch, a 1-d tensor of size 0 may stand anywhere in the list and adds nothing. Any
+// strides; the inputs are only read. Runs as one copy per non-empty input on their device.
+// xdispatch does not promote: mixed dtypes are a DtypeError (PyTorch promotes). Errors:
+// ValueError for an empty list; ShapeError for a 0-d tensor, ranks or sizes that differ;
+// IndexError for dim out of range; DtypeError, DeviceError for mixed dtypes or devices.
+Tensor cat(const std::vector<Tensor>& tensors, int64_t dim = 0);
+// torch.stack: the tensors, all of one shape, joined along a new dim `dim` in [-(ndim+1), ndim]
+// (cat of each unsqueezed at dim). Errors: those of cat, and ShapeError when shapes differ.
+Tensor stack(const std::vector<Tensor>& tensors, int64_t dim = 0);
+
 // ------------------------------------------------------------------ matmul (f64 f32 f16 bf16)
 Tensor mm(const Tensor& a, const Tensor& b);
 Tensor addmm(const Tensor& input, const Tensor& a, const Tensor& b, double beta = 1.0, double alpha = 1.0);
@@ -169,7 +182,9 @@ double fp8_max(Dtype d);
 // ------------------------------------------------------------------ normalisation
 // y = x * rstd * weight, rstd = 1/sqrt(mean(x^2 over the trailing normalized_shape) + eps),
 // computed in f32 (f64 for f64 input). rstd has shape x.shape[:-k] + [1]*k and dtype f32 (f64).
-// eps defaults to the machine epsilon of the accumulation type.
+// eps defaults to the machine epsilon of the accumulation type. weight has the normalized shape
+// and any floating dtype (an f32 weight beside bf16 x, as mixed-precision models keep it): it is
+// read in the compute type, and y keeps x's dtype; rms_norm_backward's grad_weight has weight's.
 std::tuple<Tensor, Tensor> rms_norm(const Tensor& x, IntList normalized_shape,
                                     const std::optional<Tensor>& weight = std::nullopt,
                                     std::optional<double> eps = std::nullopt);
@@ -199,6 +214,45 @@ Tensor weight_int4_mm(const Tensor& input, const Tensor& weight, const Tensor& s
 // Weights must be finite (NaN or Inf give unspecified codes). Errors: ValueError (group_size),
 // DtypeError (weight not f32/bf16), ShapeError (not 2-d, K odd or not a multiple of g).
 std::tuple<Tensor, Tensor, Tensor> quantize_int4(const Tensor& weight, int64_t group_size);
+
+// ------------------------------------------------------------------ TorchAO workflows (docs/ops/int8.md)
+// Composed of the ops above, step for step as TorchAO's eager code, so they run on every backend.
+// Each returns new tensors and only reads its inputs; the checks below come before any launch.
+//
+// int8 weight-only: symmetric per-output-channel quantization of weight [N,K] (f64 f32 f16 bf16),
+// as TorchAO's dynamically_quantize_per_channel(w, -128, 127, torch.int8): returns (q i8 [N,K],
+// scales [N] in weight's dtype) with scale = max(max|w[n]| / 127.5, FLT_EPSILON) and
+// q = clamp(round_half_even(w / scale), -128, 127), each step rounded in weight's dtype.
+// Weights must be finite (NaN or Inf give unspecified codes). Errors: DtypeError (not floating),
+// ShapeError (not 2-d, or K = 0).
+std::tuple<Tensor, Tensor> quantize_int8(const Tensor& weight);
+// out [..., N] = (input [..., K] @ weight^T) * scales, TorchAO's int8 weight-only linear: weight
+// i8 [N,K] converted to input's dtype (f32 f16 bf16), one mm rounded to that dtype, then scales
+// [N] (input's dtype) applied and rounded again. The converted weight is a temporary of N*K
+// elements. Errors: DtypeError (input not f32/f16/bf16, weight not i8, scales not input's dtype),
+// ShapeError (input 0-d, weight not 2-d, K differs, scales not [N]), DeviceError.
+Tensor weight_int8_mm(const Tensor& input, const Tensor& weight, const Tensor& scales);
+// int8 dynamic activation quantization per token (a token is a row over the last dim), as
+// TorchAO's quantize_activation_per_token_absmax but with the scale in f32 for every dtype:
+// returns (q i8 of input's shape, scales f32 [..., 1]) with s = max(max|x|, 1e-5) / 127 and
+// q = clamp(round_half_even(x / s), -127, 127) computed in f32. Errors: DtypeError (not floating),
+// ShapeError (0-d, or rows of no elements).
+std::tuple<Tensor, Tensor> quantize_per_token_int8(const Tensor& input);
+// int8 dynamic activation, int8 weight (TorchAO's int8_dynamic_activation_int8_weight): the input
+// [..., K] (f32 f16 bf16) quantized per token as above, int_mm with weight i8 [N,K]
+// (from quantize_int8), exact i32 sums, then out = f32(sum) * s_token * scales[n] in f32,
+// rounded once to input's dtype: [..., N]. scales [N] of any floating dtype. Errors: those of
+// weight_int8_mm, and ShapeError for K = 0.
+Tensor int8_dynamic_mm(const Tensor& input, const Tensor& weight, const Tensor& scales);
+// fp8 scaling for scaled_mm, TorchAO's float8 recipe: scale = fp8_max(fp8_dtype) / max(amax, 1e-12)
+// in f32, where amax = max|x| over the whole tensor (dim empty: tensor-wise, the inverse scale is
+// 0-d) or over `dim` (row-wise, keepdim: dim = 1 of a [M,K] gives [M,1], dim = 0 of b [K,N] gives
+// [1,N], the shapes scaled_mm takes); returns (cast(x * scale, fp8_dtype, saturate), 1 / scale).
+// An amax of +Inf gives scale 0 (NaN codes for the infinite elements); NaN propagates. Errors:
+// DtypeError (x not floating, fp8_dtype not f8e4m3fn/f8e5m2), IndexError (dim), ShapeError (no
+// elements to take the max of).
+std::tuple<Tensor, Tensor> quantize_fp8(const Tensor& x, Dtype fp8_dtype = Dtype::f8e4m3fn,
+                                        std::optional<int64_t> dim = std::nullopt);
 
 namespace detail {
 // ShapeError unless `count` equals the number of elements of `sizes`; then from_host.

@@ -317,6 +317,12 @@ void bind_ops(py::module_& m) {
       },
       py::arg("input"), py::arg("weight"), py::arg("padding_idx") = py::none(), release_gil());
   m.def(
+      "cat", [](const std::vector<Tensor>& tensors, int64_t dim) { return xd::cat(tensors, dim); },
+      py::arg("tensors"), py::arg("dim") = 0, release_gil(), "torch.cat (one dtype: no promotion)");
+  m.def(
+      "stack", [](const std::vector<Tensor>& tensors, int64_t dim) { return xd::stack(tensors, dim); },
+      py::arg("tensors"), py::arg("dim") = 0, release_gil(), "torch.stack");
+  m.def(
       "softmax", [](const Tensor& a, int64_t dim) { return xd::softmax(a, dim); }, py::arg("input"), py::arg("dim"),
       release_gil());
   m.def(
@@ -349,6 +355,19 @@ void bind_ops(py::module_& m) {
       },
       py::arg("input"), py::arg("dtype"), py::arg("mode") = "standard");
   m.def("fp8_max", &xd::fp8_max, py::arg("dtype"));
+
+  // ---------------------------------------------------------------- TorchAO workflows (docs/ops/int8.md)
+  m.def("quantize_int8", &xd::quantize_int8, py::arg("weight"), release_gil(),
+        "(q int8 [N,K], scales [N]): TorchAO's per-channel symmetric int8 weight quantization.");
+  m.def("weight_int8_mm", &xd::weight_int8_mm, py::arg("input"), py::arg("weight"), py::arg("scales"), release_gil(),
+        "(input @ weight.T) * scales: TorchAO's int8 weight-only linear.");
+  m.def("quantize_per_token_int8", &xd::quantize_per_token_int8, py::arg("input"), release_gil(),
+        "(q int8, scales f32 [..., 1]): per-token absmax int8 quantization of activations.");
+  m.def("int8_dynamic_mm", &xd::int8_dynamic_mm, py::arg("input"), py::arg("weight"), py::arg("scales"),
+        release_gil(), "TorchAO's int8 dynamic activation, int8 weight linear (int_mm inside).");
+  m.def("quantize_fp8", &xd::quantize_fp8, py::arg("input"), py::arg("dtype") = xd::Dtype::f8e4m3fn,
+        py::arg("dim") = py::none(), release_gil(),
+        "(fp8 tensor, inverse scale f32): TorchAO's float8 scaling, tensor-wise or along dim, for scaled_mm.");
 
   // ---------------------------------------------------------------- normalisation
   m.def(

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "support/stub_device.hpp"
 #include "support/throws_exactly.hpp"
 
 #include <cstdint>
@@ -185,8 +186,14 @@ TEST(BadDtype, RmsNormBackwardF32RstdForF64Input) {
                         "rstd", "f64", "f32");
 }
 
-TEST(BadDtype, RmsNormWeightDtypeDiffersFromInput) {
-  EXPECT_THROWS_EXACTLY(xd::DtypeError, xd::rms_norm(f32({2, 4}), {4}, of({4}, Dtype::f16)), "rms_norm", "weight", "f16");
+// A weight of another floating dtype is accepted (bf16 x, f32 weight); one that is not floating
+// is not.
+TEST(BadDtype, RmsNormWeightOfIntegers) {
+  EXPECT_THROWS_EXACTLY(xd::DtypeError, xd::rms_norm(f32({2, 4}), {4}, of({4}, Dtype::i32)), "rms_norm",
+                        "argument 'weight' has dtype i32", "f64, f32, f16, bf16");
+  EXPECT_THROWS_EXACTLY(xd::DtypeError,
+                        xd::rms_norm_backward(f32({2, 4}), f32({2, 4}), {4}, f32({2, 1}), of({4}, Dtype::u8)),
+                        "rms_norm_backward", "argument 'weight' has dtype u8");
 }
 
 TEST(BadDtype, RmsNormOfIntegers) {
@@ -249,14 +256,8 @@ TEST(BadDevice, MalformedDeviceText) {
   EXPECT_THROWS_EXACTLY(xd::ValueError, xd::Device::parse("cpu:"), "cpu:");
 }
 
-// Operands on two devices. The second device is the stub plugin's (tests/abi/stubs: one real
-// host-memory device, tensors move to it and back), loaded here so that these cases never pass
-// vacuously where cpu is the only backend: if it does not load, the test fails.
-xd::Device stub_device() {
-  const auto row = xd::load_plugin(XD_STUB_DIR "/libxd_plugin_stub_good.so");
-  EXPECT_EQ(row.status, xd::LoadStatus::loaded) << row.reason;
-  return xd::Device::parse("stubdev");  // throws (failing the test) when it did not load
-}
+// Operands on two devices: cpu and the stub plugin's device (support/stub_device.hpp).
+using xd::test::stub_device;
 xd::Tensor f32_on(xd::Device d, xd::IntList sizes) { return f32(sizes).to(d); }
 
 TEST(BadDevice, AddOfTensorsOnTwoDevices) {

@@ -69,6 +69,26 @@ void rms_norm_cases(CaseList& l, bool backward) {
       c.attrs.reduction_length = std::max<int64_t>(1, len);
     }
   }
+  // A weight of another floating dtype (f32 beside f16/bf16 rows, as mixed-precision models keep
+  // it): the kernels read it into the compute type; grad_weight comes back in the weight's dtype.
+  if (l.dtype == Dtype::f16 || l.dtype == Dtype::bf16) {
+    const Shape s = {5, 96};
+    Case& c = l.add(shape_text(s) + ".n" + shape_text({96}) + ".wf32" + (backward ? ".m11" : ""));
+    InputSpec x = input("input", l.dtype, s);
+    InputSpec w = ranged_input("weight", Dtype::f32, {96}, 0.5, 1.5);
+    w.values = Values::positive;
+    if (backward) {
+      InputSpec r = input("rstd", Dtype::f32, {5, 1});
+      r.values = Values::derived;
+      c.inputs = {ranged_input("grad_out", l.dtype, s, -1, 1), x, r, w};
+      c.attrs.output_mask = {true, true};
+    } else {
+      c.inputs = {x, w};
+    }
+    c.attrs.normalized_shape = {96};
+    c.attrs.eps = 1e-5;
+    c.attrs.reduction_length = 96;
+  }
   if (backward) return;
   // NaN, +-Inf, +-0, values near the dtype's largest (whose squares pass f32's range: rstd 0, as
   // PyTorch's f32 statistics give) and tiny ones, in short and long rows; and (f32, bf16) "huge"
