@@ -58,7 +58,7 @@ struct ReduceAttrs {  // sum, mean, amax, amin over `dims` (empty: all); argmax 
   IntList dims;
   bool keepdim = false;
 };
-struct DimAttrs {  // softmax, log_softmax, index_select
+struct DimAttrs {  // softmax, log_softmax, index_select, gather
   int64_t dim = -1;
 };
 

@@ -1,6 +1,6 @@
-// Indexing: index_select (XD_OP_INDEX_SELECT) and embedding, composed on it. meta_index_select
-// validates shapes, dtypes and devices; the index values are checked by the public function on a
-// host copy, so no kernel ever sees an index it could read out of bounds with.
+// Indexing: index_select (XD_OP_INDEX_SELECT), embedding (composed on it) and gather
+// (XD_OP_GATHER). The meta functions validate shapes, dtypes and devices; the index values are checked by the public
+// function on a host copy, so no kernel ever sees an index it could read out of bounds with.
 #include <xd/error.hpp>
 #include <xd/ops.hpp>
 
@@ -9,6 +9,7 @@
 #include "ops/meta_functions.hpp"
 #include "ops/schema.hpp"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,40 @@ MetaResult meta_index_select(const MetaArgs& m) {
   return r;
 }
 
+// torch.gather's shape rule, with 0-d tensors seen as [1] (PyTorch's ensure_nonempty_dim): index
+// has self's rank and is no larger than self in every dim but `dim`; out takes index's shape.
+MetaResult meta_gather(const MetaArgs& m) {
+  const char* name = m.name;
+  const TensorImpl& ia = checked_impl(*m.inputs[0], name, "self");
+  const TensorImpl& ii = checked_impl(*m.inputs[1], name, "index");
+  check_dtype(name, "self", ia.dtype, kAll);
+  check_dtype(name, "index", ii.dtype, kIndexDtypes);
+  check_same_device(name, "self", ia, "index", ii);
+  const int d = normalize_dim(attrs_of<DimAttrs>(m).dim, ia.ndim, name);
+  const int rank = std::max(ia.ndim, 1);
+  if (std::max(ii.ndim, 1) != rank)
+    throw ShapeError(std::string(name) + ": 'index' " + shape_str(ii.sizes, ii.ndim) +
+                     " must have the rank of 'self' " + shape_str(ia.sizes, ia.ndim) + " (" + std::to_string(ia.ndim) +
+                     "-d), got " + std::to_string(ii.ndim) + "-d");
+  for (int i = 0; i < rank; ++i) {
+    const int64_t is = ii.ndim == 0 ? 1 : ii.sizes[i], as = ia.ndim == 0 ? 1 : ia.sizes[i];
+    if (i != d && is > as)
+      throw ShapeError(std::string(name) + ": 'index' " + shape_str(ii.sizes, ii.ndim) + " is larger than 'self' " +
+                       shape_str(ia.sizes, ia.ndim) + " in dim " + std::to_string(i) + " (" + std::to_string(is) +
+                       " > " + std::to_string(as) + "); only dim " + std::to_string(d) + " may be larger");
+  }
+  MetaResult r;
+  r.device = &ia.device_record();
+  r.key = ia.dtype;
+  add_output(r, ii.sizes, ii.ndim, ia.dtype);
+  xd_attrs_dim& k = r.kernel_attrs.dim;
+  k = xd_attrs_dim{};
+  k.struct_size = sizeof k;
+  k.dim = d;
+  r.has_kernel_attrs = true;
+  return r;
+}
+
 }  // namespace detail
 
 namespace {
@@ -91,6 +126,21 @@ Tensor index_select_impl(const char* name, const Tensor& a, int64_t dim, const T
 
 Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index) {
   return index_select_impl("index_select", a, dim, index, "index");
+}
+
+Tensor gather(const Tensor& a, int64_t dim, const Tensor& index) {
+  const char* name = "gather";
+  const MetaResult m = run_meta(XD_OP_GATHER, name, {&a, &index}, DimAttrs{dim});
+  const TensorImpl& ia = checked(a);
+  const int d = m.kernel_attrs.dim.dim;
+  check_index_values(name, index, ia.ndim == 0 ? 1 : ia.sizes[d], d, "index");
+  auto out = allocate_output(m, 0);
+  if (out->numel > 0) {
+    const Tensor idx = index.dtype() == Dtype::i64 ? index : index.to(Dtype::i64);  // the kernel takes i64
+    launch(XD_OP_GATHER, m.key, *m.device, {rank1_if_scalar(arg(ia)), rank1_if_scalar(arg(checked(idx)))},
+           {rank1_if_scalar(arg(*out))}, m.kernel_attrs_ptr());
+  }
+  return Tensor(std::move(out));
 }
 
 Tensor embedding(const Tensor& weight, const Tensor& indices, std::optional<int64_t> padding_idx) {

@@ -79,6 +79,7 @@ const std::array<OpSchema, kOpCount>& schemas() {
       {XD_OP_ROUND, "round", OpKind::unary, {"self"}, {"out"}, meta_unary, at<RoundAttrs, xd_attrs_round>()},
       {XD_OP_INDEX_SELECT, "index_select", OpKind::index_select, {"self", "index"}, {"out"}, meta_index_select,
        at<DimAttrs, xd_attrs_dim>()},
+      {XD_OP_GATHER, "gather", OpKind::gather, {"self", "index"}, {"out"}, meta_gather, at<DimAttrs, xd_attrs_dim>()},
   }};
   // clang-format on
   return s;
@@ -127,6 +128,7 @@ const char* op_kind_name(OpKind kind) noexcept {
     case OpKind::csr_addmm: return "csr_addmm";
     case OpKind::csr_to_dense: return "csr_to_dense";
     case OpKind::index_select: return "index_select";
+    case OpKind::gather: return "gather";
     case OpKind::weight_int4_mm: return "weight_int4_mm";
     case OpKind::quantize_int4: return "quantize_int4";
   }

@@ -124,6 +124,14 @@ Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index);
 // [-num_embeddings, num_embeddings), else ValueError. Errors: ShapeError when weight is not 2-d;
 // those of index_select (IndexError for an index outside [0, num_embeddings)).
 Tensor embedding(const Tensor& weight, const Tensor& indices, std::optional<int64_t> padding_idx = std::nullopt);
+// torch.gather: out[p] = a[p with p[dim] replaced by index[p]], a new tensor of a's dtype and
+// index's shape. Every dtype. `index` (i64 or i32, any strides, on a's device) has a's rank and is
+// no larger than a in every dim but `dim` (0-d tensors count as 1-d of size 1, as in PyTorch).
+// Every entry must be in [0, a.size(dim)): checked on the host before any launch, as for
+// index_select (negative entries do not wrap). Errors: IndexError for dim or an entry out of
+// range; ShapeError for ranks that differ or an index larger than a outside dim; DtypeError for
+// an index that is not i64/i32; DeviceError when index is on another device.
+Tensor gather(const Tensor& a, int64_t dim, const Tensor& index);
 
 // ------------------------------------------------------------------ joining
 // torch.cat: the tensors joined along `dim`, in order, into a new contiguous tensor. Every tensor

@@ -38,7 +38,7 @@ extern "C" {
 #endif
 
 #define XD_ABI_MAJOR 1
-#define XD_ABI_MINOR 4
+#define XD_ABI_MINOR 5
 
 #define XD_PLUGIN_QUERY_SYMBOL "xd_plugin_query"
 #define XD_PLUGIN_INIT_SYMBOL "xd_plugin_init"
@@ -178,12 +178,21 @@ typedef enum xd_op {
                                    reads the index tensor, which waits for the work that writes it. A kernel given an
                                    index outside [0, size(dim)) anyway (a plugin called directly) must not read a: it
                                    writes zero bytes for that element. */
-  XD_OP_COUNT_V1_4 = 50         /* one past the last op of ABI 1.4 */
+  XD_OP_COUNT_V1_4 = 50,        /* one past the last op of ABI 1.4 */
+  /* ABI 1.5. */
+  XD_OP_GATHER = 50,            /* [a, index i64] -> [out] (xd_attrs_dim) torch.gather: index has a's rank (a 0-d a and
+                                   index are seen as [1]), index.size(d) <= a.size(d) for every d != dim, out has
+                                   index's shape and a's dtype: out[p] = a[p with p[dim] = index[p]]. Keyed on a's
+                                   dtype: every dtype, a bitwise move, exact. As for INDEX_SELECT, the host converts
+                                   an i32 index to i64 and checks every entry is in [0, a.size(dim)) before the
+                                   launch (negative entries are errors); a kernel given an entry outside anyway must
+                                   not read a with it and writes zero bytes for that element. */
+  XD_OP_COUNT_V1_5 = 51         /* one past the last op of ABI 1.5 */
 } xd_op;
 
 /* One past the last op of the newest ABI minor this header declares: what a host of this header
  * sizes its tables by. A plugin that must load on older hosts checks host->abi_minor instead. */
-#define XD_OP_COUNT_LATEST XD_OP_COUNT_V1_4
+#define XD_OP_COUNT_LATEST XD_OP_COUNT_V1_5
 
 /* ---------------------------------------------------------------- attribute structs */
 /* A scalar given to an op. `real` is used for floating-point dtypes, `integer` for integer and

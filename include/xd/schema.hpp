@@ -36,6 +36,7 @@ enum class OpKind {
   csr_addmm,          // (self?, crow, col, values, mat2) -> beta*self + alpha*csr@mat2 (sparse.hpp)
   csr_to_dense,       // (crow, col, values) -> out (sparse.hpp: SparseCsr::to_dense)
   index_select,       // (self, index 1-d) -> out along dim
+  gather,             // (self, index of self's rank) -> out of index's shape along dim
 };
 const char* op_kind_name(OpKind kind) noexcept;
 

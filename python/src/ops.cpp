@@ -309,6 +309,9 @@ void bind_ops(py::module_& m) {
       "index_select",
       [](const Tensor& a, int64_t dim, const Tensor& index) { return xd::index_select(a, dim, index); },
       py::arg("input"), py::arg("dim"), py::arg("index"), release_gil());
+  m.def(
+      "gather", [](const Tensor& a, int64_t dim, const Tensor& index) { return xd::gather(a, dim, index); },
+      py::arg("input"), py::arg("dim"), py::arg("index"), release_gil());
   // torch.nn.functional.embedding's argument order: the indices first, then the table.
   m.def(
       "embedding",

@@ -69,6 +69,33 @@ def test_cat_and_stack_errors_match_torch_kinds():
         xd.stack([a, xd.zeros([3, 2])])
 
 
+# ---------------------------------------------------------------- gather
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", [xd.float32, xd.float16, xd.int32, xd.bool])
+def test_gather_matches_torch_along_every_dim(device, dtype):
+    g = torch.Generator().manual_seed(16)
+    a = (randn(4, 5, 6, seed=17) * 10).to(TORCH_DTYPE[dtype])
+    for dim, shape in ((0, (7, 5, 6)), (1, (3, 9, 2)), (2, (4, 5, 11)), (-1, (1, 1, 1))):
+        index = torch.randint(0, a.shape[dim], shape, generator=g)
+        expected = torch.gather(a, dim, index)
+        assert_close(xd.gather(to_xd(a, device), dim, to_xd(index, device)), expected, rtol=0, atol=0)
+    # Strided self and index, an i32 index.
+    index = torch.randint(0, 4, (6, 3), generator=g)
+    got = xd.gather(to_xd(a, device).select(1, 0).t(), 1, to_xd(index.to(torch.int32), device).t())
+    assert_close(got, torch.gather(a[:, 0, :].t(), 1, index.t()), rtol=0, atol=0)
+
+
+def test_gather_errors_match_torch_kinds():
+    a = xd.zeros([2, 3])
+    with pytest.raises(IndexError, match="gather: index 3 \\(at position 1\\) is out of range for dim 1"):
+        xd.gather(a, 1, xd.from_numpy(np.array([[0, 3]], dtype=np.int64)))
+    with pytest.raises(xd.ShapeError, match="must have the rank of 'self'"):
+        xd.gather(a, 1, xd.from_numpy(np.array([0], dtype=np.int64)))
+    with pytest.raises(xd.ShapeError, match="larger than 'self' .* in dim 0"):
+        xd.gather(a, 1, xd.zeros([3, 1], dtype=xd.int64))
+
+
 # ---------------------------------------------------------------- rms_norm, mixed weight
 
 @pytest.mark.parametrize("device", DEVICES)

@@ -239,6 +239,25 @@ def index_select_cases():
     return cases
 
 
+def gather_cases():
+    """gather on every dtype: each dim, a negative dim, an index smaller than self outside dim and
+    larger along it, an i32 index, 0-d self and index, an empty index, special values."""
+    rows = [([5, 4], 0, [7, 3], "i64", False), ([5, 4], 1, [2, 6], "i64", False),
+            ([3, 5, 4], -1, [3, 2, 6], "i32", False), ([3, 5, 4], 1, [2, 8, 4], "i64", False),
+            ([6], 0, [0], "i64", False), ([], 0, [], "i64", False)]
+    cases = []
+    for dtype in ["f32", "f64", "f16", "bf16", "i32", "i8", "u8", "i64", "bool"]:
+        floating = TORCH_DTYPES[dtype].is_floating_point
+        special = [([6, 5], 1, [6, 8], "i64", True)] if floating else []
+        for i, (shape, dim, ishape, index_dtype, mode) in enumerate(rows + special):
+            size = 1 if not shape else shape[dim]
+            cases.append({"op": "gather", "dtype": dtype, "index": i, "attrs": {"dim": dim},
+                          "inputs": {"self": (shape, dtype, mode), "index": (ishape, index_dtype, "index", 0, size)},
+                          "call": lambda t, dim=dim: {"out": torch.gather(t["self"], dim, t["index"].long())},
+                          "rtol": 0.0, "atol": 0.0, "note": "special values" if mode else ""})
+    return cases
+
+
 # One entry per op: the cases it contributes ("graph": the fixed graphs of xd-conform --compiled).
 CASES = {
     "maximum": lambda: binary_cases("maximum", torch.maximum),
@@ -247,6 +266,7 @@ CASES = {
     "floor": floor_cases,
     "round": round_cases,
     "index_select": index_select_cases,
+    "gather": gather_cases,
     "graph": graph_cases,
 }
 

@@ -1,4 +1,4 @@
-// Bad inputs to cat/stack and to TorchAO's quantisation workflows (quantize_int8, weight_int8_mm,
+// Bad inputs to cat/stack, gather and TorchAO's quantisation workflows (quantize_int8, weight_int8_mm,
 // quantize_per_token_int8, int8_dynamic_mm, quantize_fp8): each throws exactly the documented
 // xd::Error subclass, naming the helper (not an inner op), the argument and what was expected.
 #include <xd/xd.hpp>
@@ -63,6 +63,35 @@ TEST(BadCat, TensorsOnTwoDevices) {
 TEST(BadStack, ShapesDiffer) {
   EXPECT_THROWS_EXACTLY(xd::ShapeError, xd::stack({f32({2, 3}), f32({3, 2})}), "stack", "same shape",
                         "tensors[0] is [2, 3]", "tensors[1] is [3, 2]");
+}
+
+// ------------------------------------------------------------------ gather
+
+xd::Tensor i64s(std::vector<int64_t> v, xd::IntList sizes) { return xd::tensor(v, sizes, xd::cpu()); }
+
+TEST(BadGather, IndexOutOfRangeIsAnIndexErrorNamingTheEntry) {
+  EXPECT_THROWS_EXACTLY(xd::IndexError, xd::gather(f32({2, 3}), 1, i64s({0, 1, 3, 0}, {2, 2})), "gather",
+                        "index 3 (at position 2) is out of range for dim 1 of size 3", "do not wrap");
+  EXPECT_THROWS_EXACTLY(xd::IndexError, xd::gather(f32({2, 3}), 0, i64s({-1}, {1, 1})), "gather", "index -1");
+}
+
+TEST(BadGather, DimOutOfRange) {
+  EXPECT_THROWS_EXACTLY(xd::IndexError, xd::gather(f32({2, 3}), 2, i64s({0}, {1, 1})), "gather", "dim 2", "[-2, 1]");
+}
+
+TEST(BadGather, RanksDifferOrIndexLargerOutsideDim) {
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, xd::gather(f32({2, 3}), 1, i64s({0}, {1})), "gather",
+                        "'index' [1] must have the rank of 'self' [2, 3] (2-d), got 1-d");
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, xd::gather(f32({2, 3}), 1, i64s({0, 0, 0}, {3, 1})), "gather",
+                        "'index' [3, 1] is larger than 'self' [2, 3] in dim 0 (3 > 2); only dim 1 may be larger");
+}
+
+TEST(BadGather, IndexDtypeAndDevice) {
+  EXPECT_THROWS_EXACTLY(xd::DtypeError, xd::gather(f32({2, 3}), 1, f32({2, 1})), "gather",
+                        "argument 'index' has dtype f32");
+  const xd::Device stub = stub_device();
+  EXPECT_THROWS_EXACTLY(xd::DeviceError, xd::gather(f32({2, 3}), 1, i64s({0, 0}, {2, 1}).to(stub)), "gather",
+                        "'index' is on stubdev:0");
 }
 
 // ------------------------------------------------------------------ int8 weight-only

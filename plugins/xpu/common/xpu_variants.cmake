@@ -32,7 +32,7 @@ set(XD_XPU_TAGS_int4 f32 f16 bf16)
 set(XD_XPU_TAGS_sparse ${XD_XPU_FLOAT_TAGS})
 # quant_mm.cl: int_mm for i8, scaled_mm keyed on a's fp8 format (b's format is an argument).
 set(XD_XPU_TAGS_quant_mm i8 e4m3 e5m2)
-# indexing.cl: index_select moves elements of every dtype.
+# indexing.cl: index_select and gather move elements of every dtype.
 set(XD_XPU_TAGS_indexing ${XD_XPU_ALL_TAGS})
 
 # XD_XPU_WTAGS_<source>: a second dtype the source is specialised on (-DXD_WT=<wtag>), for each of

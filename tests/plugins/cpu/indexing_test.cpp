@@ -175,4 +175,58 @@ TEST(Embedding, RowsOfWeightInTheIndicesShape) {
   }
 }
 
+// ------------------------------------------------------------------ gather
+
+TEST(Gather, TorchLiterals) {
+  // torch.gather(torch.arange(6.).reshape(2, 3), 1, torch.tensor([[2, 0], [1, 1]])): [[2, 0], [4, 4]]
+  const xd::Tensor cols = xd::gather(arange6(), 1, make_i64({2, 0, 1, 1}, {2, 2}));
+  EXPECT_EQ(shape_of(cols), (Shape{2, 2}));
+  EXPECT_TRUE(all_equal(read(cols), {2, 0, 4, 4}));
+  // ... 0, torch.tensor([[1, 0, 1], [0, 0, 0], [1, 1, 1]])): more rows than self, torch.Size([3, 3])
+  const xd::Tensor rows = xd::gather(arange6(), 0, make_i64({1, 0, 1, 0, 0, 0, 1, 1, 1}, {3, 3}));
+  EXPECT_TRUE(all_equal(read(rows), {3, 1, 5, 0, 1, 2, 3, 4, 5}));
+  // torch.gather(torch.tensor(5.), 0, torch.tensor(0)): tensor(5.); with torch.tensor([0]): tensor([5.])
+  EXPECT_EQ(xd::gather(make({5}, {}, Dtype::f32), 0, make_i64({0}, {})).dim(), 0);
+  EXPECT_EQ(shape_of(xd::gather(make({5}, {}, Dtype::f32), 0, make_i64({0}, {1}))), (Shape{1}));
+  // An empty index: torch.Size([2, 0])
+  EXPECT_EQ(shape_of(xd::gather(arange6(), 1, make_i64({}, {2, 0}))), (Shape{2, 0}));
+}
+
+TEST(Gather, EveryDtypeEveryDimAgainstTheDefinition) {
+  const Shape sizes = {4, 5, 6};
+  uint32_t seed = 40;
+  for (Dtype d : kEveryDtype) {
+    SCOPED_TRACE(trace(d));
+    const std::vector<double> v = random_values(120, -100, 100, d, ++seed);
+    const xd::Tensor t = make(v, {4, 5, 6}, d);
+    for (int dim = 0; dim < 3; ++dim) {
+      Shape ishape = {3, 4, 5};              // smaller than self outside dim ...
+      ishape[static_cast<size_t>(dim)] = 9;  // ... and larger along it
+      const int64_t n = numel_of(ishape);
+      const std::vector<int64_t> idx = random_index(static_cast<size_t>(n), sizes[static_cast<size_t>(dim)], ++seed);
+      std::vector<double> expected;
+      for (int64_t f = 0; f < n; ++f) {
+        Shape p = unravel(f, ishape);
+        p[static_cast<size_t>(dim)] = idx[static_cast<size_t>(f)];
+        expected.push_back(v[static_cast<size_t>((p[0] * 5 + p[1]) * 6 + p[2])]);
+      }
+      const xd::Tensor out = xd::gather(t, dim - 3, make_i64(idx, ishape));
+      EXPECT_EQ(shape_of(out), ishape);
+      EXPECT_TRUE(all_equal(read(out), expected)) << "dim " << dim;
+      // The same through a transposed self and a transposed i32 index.
+      const xd::Tensor tt = make(v, {4, 5, 6}, d).transpose(0, 2).contiguous().transpose(0, 2);
+      std::vector<int32_t> idx32(idx.begin(), idx.end());
+      Shape rev = {ishape[2], ishape[1], ishape[0]};
+      std::vector<int32_t> idx32_t(idx32.size());
+      for (int64_t f = 0; f < n; ++f) {
+        const Shape p = unravel(f, ishape);
+        idx32_t[static_cast<size_t>((p[2] * ishape[1] + p[1]) * ishape[0] + p[0])] = idx32[static_cast<size_t>(f)];
+      }
+      const xd::Tensor it = xd::tensor(idx32_t, rev, dev()).transpose(0, 2);
+      EXPECT_FALSE(tt.is_contiguous());
+      EXPECT_TRUE(all_equal(read(xd::gather(tt, dim, it)), expected)) << "strided, dim " << dim;
+    }
+  }
+}
+
 }  // namespace

@@ -21,7 +21,7 @@ const OpFamily& rms_norm_family();  // rms_norm, rms_norm_backward
 const OpFamily& int4_family();      // weight_int4_mm, quantize_int4
 const OpFamily& quant_mm_family();  // int_mm, scaled_mm
 const OpFamily& sparse_family();    // csr_addmm, csr_to_dense
-const OpFamily& index_family();     // index_select
+const OpFamily& index_family();     // index_select, gather
 
 namespace {
 
