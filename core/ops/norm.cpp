@@ -1,7 +1,9 @@
-// rms_norm and rms_norm_backward (the contract: XD_OP_RMS_NORM and XD_OP_RMS_NORM_BACKWARD in
-// include/xd/plugin_abi.h, and include/xd/ops.hpp; the backward formula as the CPU reference
-// computes it: plugins/cpu/kernels/rms_norm_backward.cpp). Each runs its schema's meta function
-// (below), allocates the outputs it describes and launches.
+// rms_norm, layer_norm and their backward ops (the contracts: XD_OP_RMS_NORM, XD_OP_LAYER_NORM and
+// their _BACKWARD in include/xd/plugin_abi.h, and include/xd/ops.hpp; the backward formulas as the
+// CPU reference computes them: plugins/cpu/kernels/rms_norm_backward.cpp and
+// layer_norm_backward.cpp). Each runs its schema's meta function (below), allocates the outputs it
+// describes and launches. The two norms share their checks: the normalized_shape against x, the
+// weight (and bias), grad_out and the per-row statistics.
 #include <xd/error.hpp>
 #include <xd/ops.hpp>
 
@@ -38,16 +40,96 @@ int check_normalized(const char* op, const TensorImpl& x, IntList normalized_sha
   return k;
 }
 
-void check_weight(const char* op, const TensorImpl& x, const TensorImpl& w, IntList normalized_shape) {
-  check_same_device(op, "input", x, "weight", w);
-  check_same_dtype(op, "input", x, "weight", w);
+// The weight, or the bias (`name`): x's device and dtype, normalized_shape's shape.
+void check_weight(const char* op, const TensorImpl& x, const TensorImpl& w, IntList normalized_shape,
+                  const char* name = "weight") {
+  check_same_device(op, "input", x, name, w);
+  check_same_dtype(op, "input", x, name, w);
   if (w.ndim != static_cast<int>(normalized_shape.size()) ||
       !std::equal(w.sizes, w.sizes + w.ndim, normalized_shape.begin()))
-    throw ShapeError(std::string(op) + ": weight " + shape_str(w.sizes, w.ndim) + " must have normalized_shape " +
+    throw ShapeError(std::string(op) + ": " + name + " " + shape_str(w.sizes, w.ndim) + " must have normalized_shape " +
                      shape_str(normalized_shape.vec()));
 }
 
 Dtype acc_dtype(Dtype x) { return x == Dtype::f64 ? Dtype::f64 : Dtype::f32; }
+
+// The floating x of a norm, and its rows' shape.
+int check_input(const char* op, const TensorImpl& x, IntList normalized_shape, int64_t* stat_shape) {
+  check_dtype(op, "input", x.dtype, kFloat);
+  return check_normalized(op, x, normalized_shape, stat_shape);
+}
+
+// A backward's grad_out: x's device, dtype and shape.
+void check_grad_out(const char* op, const TensorImpl& g, const TensorImpl& x) {
+  check_same_device(op, "grad_out", g, "input", x);
+  check_same_dtype(op, "grad_out", g, "input", x);
+  if (g.ndim != x.ndim || !std::equal(g.sizes, g.sizes + g.ndim, x.sizes))
+    throw ShapeError(std::string(op) + ": grad_out " + shape_str(g.sizes, g.ndim) + " must have input's shape " +
+                     shape_str(x.sizes, x.ndim));
+}
+
+// A backward's per-row statistic (`name`: rstd or mean) as the forward `fwd` returns it.
+void check_statistic(const char* op, const char* name, const TensorImpl& s, const TensorImpl& x,
+                     const int64_t* stat_shape, const char* fwd) {
+  check_same_device(op, name, s, "input", x);
+  if (s.dtype != acc_dtype(x.dtype))
+    throw DtypeError(std::string(op) + ": " + name + " must be " + dtype_name(acc_dtype(x.dtype)) + " for " +
+                     dtype_name(x.dtype) + " input, got " + dtype_name(s.dtype));
+  if (s.ndim != x.ndim || !std::equal(s.sizes, s.sizes + s.ndim, stat_shape))
+    throw ShapeError(std::string(op) + ": " + name + " " + shape_str(s.sizes, s.ndim) + " must have shape " +
+                     shape_str(stat_shape, x.ndim) + " (as " + fwd + " returns it)");
+}
+
+void check_eps(const char* op, double e) {
+  if (!(e >= 0) || !std::isfinite(e))
+    throw ValueError(std::string(op) + ": eps must be finite and >= 0, got " + std::to_string(e));
+}
+
+// xd_attrs_rms_norm, which both forward norms take.
+void set_norm_attrs(MetaResult& r, int k, double eps) {
+  xd_attrs_rms_norm& a = r.kernel_attrs.rms_norm;
+  a = xd_attrs_rms_norm{};
+  a.struct_size = sizeof a;
+  a.normalized_ndim = k;
+  a.eps = eps;
+  r.has_kernel_attrs = true;
+}
+
+// A backward's grad_out (input 0) and input (input 1), checked; fills the statistics' shape.
+const TensorImpl& check_backward(const char* op, const MetaArgs& m, IntList normalized_shape, int64_t* stat_shape) {
+  const TensorImpl& ig = checked_impl(*m.inputs[0], op, "grad_out");
+  const TensorImpl& ix = checked_impl(*m.inputs[1], op, "input");
+  check_dtype(op, "input", ix.dtype, kFloat);
+  check_grad_out(op, ig, ix);
+  check_normalized(op, ix, normalized_shape, stat_shape);
+  return ix;
+}
+
+// Optional input i (the weight, or the bias: `name`), checked against x; nullptr when absent.
+const TensorImpl* parameter(const char* op, const MetaArgs& m, size_t i, const TensorImpl& x, IntList normalized_shape,
+                            const char* name = "weight") {
+  if (m.inputs[i] == nullptr) return nullptr;
+  const TensorImpl& p = m.inputs[i]->impl();
+  check_weight(op, x, p, normalized_shape, name);
+  return &p;
+}
+
+// The result of a norm over x: its device, keyed on its dtype.
+MetaResult norm_result(const TensorImpl& x) {
+  MetaResult r;
+  r.device = &x.device_record();
+  r.key = x.dtype;
+  return r;
+}
+
+// An optional output of a backward: present when asked for and (for the weight's and the bias's
+// gradients) when its parameter `p` is given, with p's shape and dtype.
+void add_masked_output(MetaResult& r, bool wanted, const TensorImpl* p) {
+  if (wanted && p != nullptr)
+    add_output(r, p->sizes, p->ndim, p->dtype);
+  else
+    add_absent_output(r);
+}
 
 }  // namespace
 
@@ -55,67 +137,73 @@ MetaResult meta_rms_norm(const MetaArgs& m) {
   const char* op = "rms_norm";
   const RmsNormAttrs& at = attrs_of<RmsNormAttrs>(m);
   const TensorImpl& ix = checked_impl(*m.inputs[0], op, "input");
-  check_dtype(op, "input", ix.dtype, kFloat);
   int64_t rstd_shape[kMaxDims];
-  const int k = check_normalized(op, ix, at.normalized_shape, rstd_shape);
-  if (const Tensor* w = m.inputs[1]) check_weight(op, ix, w->impl(), at.normalized_shape);
+  const int k = check_input(op, ix, at.normalized_shape, rstd_shape);
+  parameter(op, m, 1, ix, at.normalized_shape);
   const double e = at.eps.value_or(ix.dtype == Dtype::f64 ? DBL_EPSILON : static_cast<double>(FLT_EPSILON));
-  if (!(e >= 0) || !std::isfinite(e))
-    throw ValueError("rms_norm: eps must be finite and >= 0, got " + std::to_string(e));
-  MetaResult r;
-  r.device = &ix.device_record();
-  r.key = ix.dtype;
+  check_eps(op, e);
+  MetaResult r = norm_result(ix);
   add_output(r, ix.sizes, ix.ndim, ix.dtype);
   add_output(r, rstd_shape, ix.ndim, acc_dtype(ix.dtype));
-  xd_attrs_rms_norm& a = r.kernel_attrs.rms_norm;
-  a = xd_attrs_rms_norm{};
-  a.struct_size = sizeof a;
-  a.normalized_ndim = k;
-  a.eps = e;
-  r.has_kernel_attrs = true;
+  set_norm_attrs(r, k, e);
   return r;
 }
 
 MetaResult meta_rms_norm_backward(const MetaArgs& m) {
   const char* op = "rms_norm_backward";
   const RmsNormBackwardAttrs& at = attrs_of<RmsNormBackwardAttrs>(m);
-  const TensorImpl& ig = checked_impl(*m.inputs[0], op, "grad_out");
-  const TensorImpl& ix = checked_impl(*m.inputs[1], op, "input");
-  const TensorImpl& ir = checked_impl(*m.inputs[2], op, "rstd");
-  check_dtype(op, "input", ix.dtype, kFloat);
-  check_same_device(op, "grad_out", ig, "input", ix);
-  check_same_device(op, "rstd", ir, "input", ix);
-  check_same_dtype(op, "grad_out", ig, "input", ix);
-  if (ig.ndim != ix.ndim || !std::equal(ig.sizes, ig.sizes + ig.ndim, ix.sizes))
-    throw ShapeError(std::string(op) + ": grad_out " + shape_str(ig.sizes, ig.ndim) + " must have input's shape " +
-                     shape_str(ix.sizes, ix.ndim));
   int64_t rstd_shape[kMaxDims];
-  check_normalized(op, ix, at.normalized_shape, rstd_shape);
-  if (ir.dtype != acc_dtype(ix.dtype))
-    throw DtypeError(std::string(op) + ": rstd must be " + dtype_name(acc_dtype(ix.dtype)) + " for " +
-                     dtype_name(ix.dtype) + " input, got " + dtype_name(ir.dtype));
-  if (ir.ndim != ix.ndim || !std::equal(ir.sizes, ir.sizes + ir.ndim, rstd_shape))
-    throw ShapeError(std::string(op) + ": rstd " + shape_str(ir.sizes, ir.ndim) + " must have shape " +
-                     shape_str(rstd_shape, ix.ndim) + " (as rms_norm returns it)");
-  const TensorImpl* iw = m.inputs[3] != nullptr ? &m.inputs[3]->impl() : nullptr;
-  if (iw != nullptr) check_weight(op, ix, *iw, at.normalized_shape);
-  MetaResult r;
-  r.device = &ix.device_record();
-  r.key = ix.dtype;
-  if (at.output_mask[0])
-    add_output(r, ix.sizes, ix.ndim, ix.dtype);
-  else
-    add_absent_output(r);
-  if (at.output_mask[1] && iw != nullptr)
-    add_output(r, iw->sizes, iw->ndim, iw->dtype);
-  else
-    add_absent_output(r);
+  const TensorImpl& ix = check_backward(op, m, at.normalized_shape, rstd_shape);
+  check_statistic(op, "rstd", checked_impl(*m.inputs[2], op, "rstd"), ix, rstd_shape, "rms_norm");
+  const TensorImpl* iw = parameter(op, m, 3, ix, at.normalized_shape);
+  MetaResult r = norm_result(ix);
+  add_masked_output(r, at.output_mask[0], &ix);
+  add_masked_output(r, at.output_mask[1], iw);
   xd_attrs_rms_norm_backward& a = r.kernel_attrs.rms_norm_backward;
   a = xd_attrs_rms_norm_backward{};
   a.struct_size = sizeof a;
   a.normalized_ndim = static_cast<int32_t>(at.normalized_shape.size());
   a.output_mask[0] = r.outputs[0].present ? 1 : 0;
   a.output_mask[1] = r.outputs[1].present ? 1 : 0;
+  r.has_kernel_attrs = true;
+  return r;
+}
+
+MetaResult meta_layer_norm(const MetaArgs& m) {
+  const char* op = "layer_norm";
+  const LayerNormAttrs& at = attrs_of<LayerNormAttrs>(m);
+  const TensorImpl& ix = checked_impl(*m.inputs[0], op, "input");
+  int64_t stat_shape[kMaxDims];
+  const int k = check_input(op, ix, at.normalized_shape, stat_shape);
+  parameter(op, m, 1, ix, at.normalized_shape);
+  parameter(op, m, 2, ix, at.normalized_shape, "bias");
+  check_eps(op, at.eps);
+  MetaResult r = norm_result(ix);
+  add_output(r, ix.sizes, ix.ndim, ix.dtype);
+  add_output(r, stat_shape, ix.ndim, acc_dtype(ix.dtype));
+  add_output(r, stat_shape, ix.ndim, acc_dtype(ix.dtype));
+  set_norm_attrs(r, k, at.eps);
+  return r;
+}
+
+MetaResult meta_layer_norm_backward(const MetaArgs& m) {
+  const char* op = "layer_norm_backward";
+  const LayerNormBackwardAttrs& at = attrs_of<LayerNormBackwardAttrs>(m);
+  int64_t stat_shape[kMaxDims];
+  const TensorImpl& ix = check_backward(op, m, at.normalized_shape, stat_shape);
+  check_statistic(op, "mean", checked_impl(*m.inputs[2], op, "mean"), ix, stat_shape, "layer_norm");
+  check_statistic(op, "rstd", checked_impl(*m.inputs[3], op, "rstd"), ix, stat_shape, "layer_norm");
+  const TensorImpl* iw = parameter(op, m, 4, ix, at.normalized_shape);
+  const TensorImpl* ib = parameter(op, m, 5, ix, at.normalized_shape, "bias");
+  MetaResult r = norm_result(ix);
+  add_masked_output(r, at.output_mask[0], &ix);
+  add_masked_output(r, at.output_mask[1], iw);
+  add_masked_output(r, at.output_mask[2], ib);
+  xd_attrs_layer_norm_backward& a = r.kernel_attrs.layer_norm_backward;
+  a = xd_attrs_layer_norm_backward{};
+  a.struct_size = sizeof a;
+  a.normalized_ndim = static_cast<int32_t>(at.normalized_shape.size());
+  for (int i = 0; i < 3; ++i) a.output_mask[i] = r.outputs[i].present ? 1 : 0;
   r.has_kernel_attrs = true;
   return r;
 }
@@ -158,6 +246,52 @@ std::tuple<Tensor, Tensor> rms_norm_backward(const Tensor& grad_out, const Tenso
            {arg(checked(grad_out)), arg(checked(x)), arg(checked(rstd)), w ? arg(checked(*w)) : arg_absent()},
            {dx ? arg(*dx) : arg_absent(), dw ? arg(*dw) : arg_absent()}, m.kernel_attrs_ptr());
   return {dx ? Tensor(std::move(dx)) : Tensor(), dw ? Tensor(std::move(dw)) : Tensor()};
+}
+
+std::tuple<Tensor, Tensor, Tensor> layer_norm(const Tensor& x, IntList normalized_shape,
+                                              const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
+                                              double eps) {
+  const Tensor* w = present(weight);
+  const Tensor* b = present(bias);
+  const MetaResult m = run_meta(XD_OP_LAYER_NORM, "layer_norm", {&x, w, b}, LayerNormAttrs{normalized_shape, eps});
+  auto y = allocate_output(m, 0);
+  auto mean = allocate_output(m, 1);
+  auto rstd = allocate_output(m, 2);
+  if (y->numel > 0) {
+    launch(XD_OP_LAYER_NORM, m.key, *m.device,
+           {arg(checked(x)), w ? arg(checked(*w)) : arg_absent(), b ? arg(checked(*b)) : arg_absent()},
+           {arg(*y), arg(*mean), arg(*rstd)}, m.kernel_attrs_ptr());
+  } else if (rstd->numel > 0) {
+    // Rows of no elements (x [3, 0] over [0]): as PyTorch's kernel gives them, mean 0 and rstd
+    // NaN (a variance of nothing); no kernel runs on an empty x.
+    Tensor mt(std::move(mean)), rt(std::move(rstd));
+    return {Tensor(std::move(y)), full(mt.sizes(), 0.0, mt.dtype(), mt.device()),
+            full(rt.sizes(), std::numeric_limits<double>::quiet_NaN(), rt.dtype(), rt.device())};
+  }
+  return {Tensor(std::move(y)), Tensor(std::move(mean)), Tensor(std::move(rstd))};
+}
+
+std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& grad_out, const Tensor& x,
+                                                       IntList normalized_shape, const Tensor& mean, const Tensor& rstd,
+                                                       const std::optional<Tensor>& weight,
+                                                       const std::optional<Tensor>& bias,
+                                                       std::array<bool, 3> output_mask) {
+  const Tensor* w = present(weight);
+  const Tensor* b = present(bias);
+  const MetaResult m = run_meta(XD_OP_LAYER_NORM_BACKWARD, "layer_norm_backward", {&grad_out, &x, &mean, &rstd, w, b},
+                                LayerNormBackwardAttrs{normalized_shape, output_mask});
+  auto dx = allocate_output(m, 0);
+  auto dw = allocate_output(m, 1);
+  auto db = allocate_output(m, 2);
+  // dw and db of an empty input are sums over no rows: the kernel still writes their zeros.
+  if ((dx || dw || db) && (checked(x).numel > 0 || dw || db))
+    launch(XD_OP_LAYER_NORM_BACKWARD, m.key, *m.device,
+           {arg(checked(grad_out)), arg(checked(x)), arg(checked(mean)), arg(checked(rstd)),
+            w ? arg(checked(*w)) : arg_absent(), b ? arg(checked(*b)) : arg_absent()},
+           {dx ? arg(*dx) : arg_absent(), dw ? arg(*dw) : arg_absent(), db ? arg(*db) : arg_absent()},
+           m.kernel_attrs_ptr());
+  const auto out = [](auto& t) { return t ? Tensor(std::move(t)) : Tensor(); };
+  return {out(dx), out(dw), out(db)};
 }
 
 }  // namespace xd
