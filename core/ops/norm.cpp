@@ -14,6 +14,7 @@
 
 #include <cfloat>
 #include <cmath>
+#include <iterator>
 #include <limits>
 
 namespace xd {
@@ -52,12 +53,6 @@ void check_weight(const char* op, const TensorImpl& x, const TensorImpl& w, IntL
 }
 
 Dtype acc_dtype(Dtype x) { return x == Dtype::f64 ? Dtype::f64 : Dtype::f32; }
-
-// The floating x of a norm, and its rows' shape.
-int check_input(const char* op, const TensorImpl& x, IntList normalized_shape, int64_t* stat_shape) {
-  check_dtype(op, "input", x.dtype, kFloat);
-  return check_normalized(op, x, normalized_shape, stat_shape);
-}
 
 // A backward's grad_out: x's device, dtype and shape.
 void check_grad_out(const char* op, const TensorImpl& g, const TensorImpl& x) {
@@ -114,11 +109,33 @@ const TensorImpl* parameter(const char* op, const MetaArgs& m, size_t i, const T
   return &p;
 }
 
+// A forward's input (input 0): floating, ending in normalized_shape (stat_shape: its rows'
+// shape); its weight (input 1), checked.
+const TensorImpl& check_forward(const char* op, const MetaArgs& m, IntList normalized_shape, int64_t* stat_shape) {
+  const TensorImpl& ix = checked_impl(*m.inputs[0], op, "input");
+  check_dtype(op, "input", ix.dtype, kFloat);
+  check_normalized(op, ix, normalized_shape, stat_shape);
+  parameter(op, m, 1, ix, normalized_shape);
+  return ix;
+}
+
 // The result of a norm over x: its device, keyed on its dtype.
 MetaResult norm_result(const TensorImpl& x) {
   MetaResult r;
   r.device = &x.device_record();
   r.key = x.dtype;
+  return r;
+}
+
+// A forward's result: the output (x's shape and dtype), then `stats` statistics (rms_norm's rstd;
+// layer_norm's mean and rstd), and the kernel's xd_attrs_rms_norm, after checking eps.
+MetaResult forward_result(const char* op, const TensorImpl& x, const int64_t* stat_shape, int stats,
+                          IntList normalized_shape, double eps) {
+  check_eps(op, eps);
+  MetaResult r = norm_result(x);
+  add_output(r, x.sizes, x.ndim, x.dtype);
+  for (int i = 0; i < stats; ++i) add_output(r, stat_shape, x.ndim, acc_dtype(x.dtype));
+  set_norm_attrs(r, static_cast<int>(normalized_shape.size()), eps);
   return r;
 }
 
@@ -131,81 +148,66 @@ void add_masked_output(MetaResult& r, bool wanted, const TensorImpl* p) {
     add_absent_output(r);
 }
 
+// A backward's attribute struct A (xd_attrs_rms_norm_backward, xd_attrs_layer_norm_backward): the
+// normalized dims and which outputs r has.
+template <class A>
+void set_backward_attrs(MetaResult& r, A& a, IntList normalized_shape) {
+  a = A{};
+  a.struct_size = sizeof a;
+  a.normalized_ndim = static_cast<int32_t>(normalized_shape.size());
+  for (size_t i = 0; i < std::size(a.output_mask); ++i) a.output_mask[i] = r.outputs[i].present ? 1 : 0;
+  r.has_kernel_attrs = true;
+}
+
+// rms_norm_backward ([grad_out, input, rstd, weight?]) and layer_norm_backward ([grad_out, input,
+// mean, rstd, weight?, bias?]): the checks and outputs (grad_input, grad_weight, and layer_norm's
+// grad_bias, each as output_mask asks) and the kernel's attribute struct.
+// Attrs: the backward's attribute struct; `a` the kernel's in KernelAttrs.
+template <class Attrs, class A>
+MetaResult meta_norm_backward(const MetaArgs& m, A KernelAttrs::*a, bool layer) {
+  const Attrs& at = attrs_of<Attrs>(m);
+  const IntList normalized_shape = at.normalized_shape;
+  const char* op = layer ? "layer_norm_backward" : "rms_norm_backward";
+  int64_t stat_shape[kMaxDims];
+  const TensorImpl& ix = check_backward(op, m, normalized_shape, stat_shape);
+  const size_t stats = layer ? 2 : 1;  // (mean and) rstd, from input 2 on
+  for (size_t i = 0; i < stats; ++i) {
+    const char* name = i + 1 == stats ? "rstd" : "mean";
+    check_statistic(op, name, checked_impl(*m.inputs[2 + i], op, name), ix, stat_shape,
+                    layer ? "layer_norm" : "rms_norm");
+  }
+  const TensorImpl* params[] = {&ix, parameter(op, m, 2 + stats, ix, normalized_shape),
+                                layer ? parameter(op, m, 5, ix, normalized_shape, "bias") : nullptr};
+  MetaResult r = norm_result(ix);
+  for (size_t i = 0; i < stats + 1; ++i) add_masked_output(r, at.output_mask[i], params[i]);
+  set_backward_attrs(r, r.kernel_attrs.*a, normalized_shape);
+  return r;
+}
+
 }  // namespace
 
 MetaResult meta_rms_norm(const MetaArgs& m) {
-  const char* op = "rms_norm";
   const RmsNormAttrs& at = attrs_of<RmsNormAttrs>(m);
-  const TensorImpl& ix = checked_impl(*m.inputs[0], op, "input");
   int64_t rstd_shape[kMaxDims];
-  const int k = check_input(op, ix, at.normalized_shape, rstd_shape);
-  parameter(op, m, 1, ix, at.normalized_shape);
+  const TensorImpl& ix = check_forward("rms_norm", m, at.normalized_shape, rstd_shape);
   const double e = at.eps.value_or(ix.dtype == Dtype::f64 ? DBL_EPSILON : static_cast<double>(FLT_EPSILON));
-  check_eps(op, e);
-  MetaResult r = norm_result(ix);
-  add_output(r, ix.sizes, ix.ndim, ix.dtype);
-  add_output(r, rstd_shape, ix.ndim, acc_dtype(ix.dtype));
-  set_norm_attrs(r, k, e);
-  return r;
+  return forward_result("rms_norm", ix, rstd_shape, 1, at.normalized_shape, e);
 }
 
 MetaResult meta_rms_norm_backward(const MetaArgs& m) {
-  const char* op = "rms_norm_backward";
-  const RmsNormBackwardAttrs& at = attrs_of<RmsNormBackwardAttrs>(m);
-  int64_t rstd_shape[kMaxDims];
-  const TensorImpl& ix = check_backward(op, m, at.normalized_shape, rstd_shape);
-  check_statistic(op, "rstd", checked_impl(*m.inputs[2], op, "rstd"), ix, rstd_shape, "rms_norm");
-  const TensorImpl* iw = parameter(op, m, 3, ix, at.normalized_shape);
-  MetaResult r = norm_result(ix);
-  add_masked_output(r, at.output_mask[0], &ix);
-  add_masked_output(r, at.output_mask[1], iw);
-  xd_attrs_rms_norm_backward& a = r.kernel_attrs.rms_norm_backward;
-  a = xd_attrs_rms_norm_backward{};
-  a.struct_size = sizeof a;
-  a.normalized_ndim = static_cast<int32_t>(at.normalized_shape.size());
-  a.output_mask[0] = r.outputs[0].present ? 1 : 0;
-  a.output_mask[1] = r.outputs[1].present ? 1 : 0;
-  r.has_kernel_attrs = true;
-  return r;
+  return meta_norm_backward<RmsNormBackwardAttrs>(m, &KernelAttrs::rms_norm_backward, false);
 }
 
 MetaResult meta_layer_norm(const MetaArgs& m) {
-  const char* op = "layer_norm";
   const LayerNormAttrs& at = attrs_of<LayerNormAttrs>(m);
-  const TensorImpl& ix = checked_impl(*m.inputs[0], op, "input");
   int64_t stat_shape[kMaxDims];
-  const int k = check_input(op, ix, at.normalized_shape, stat_shape);
-  parameter(op, m, 1, ix, at.normalized_shape);
-  parameter(op, m, 2, ix, at.normalized_shape, "bias");
-  check_eps(op, at.eps);
-  MetaResult r = norm_result(ix);
-  add_output(r, ix.sizes, ix.ndim, ix.dtype);
-  add_output(r, stat_shape, ix.ndim, acc_dtype(ix.dtype));
-  add_output(r, stat_shape, ix.ndim, acc_dtype(ix.dtype));
-  set_norm_attrs(r, k, at.eps);
-  return r;
+  const TensorImpl& ix = check_forward("layer_norm", m, at.normalized_shape, stat_shape);
+  parameter("layer_norm", m, 2, ix, at.normalized_shape, "bias");
+  return forward_result("layer_norm", ix, stat_shape, 2, at.normalized_shape, at.eps);
 }
 
 MetaResult meta_layer_norm_backward(const MetaArgs& m) {
-  const char* op = "layer_norm_backward";
-  const LayerNormBackwardAttrs& at = attrs_of<LayerNormBackwardAttrs>(m);
-  int64_t stat_shape[kMaxDims];
-  const TensorImpl& ix = check_backward(op, m, at.normalized_shape, stat_shape);
-  check_statistic(op, "mean", checked_impl(*m.inputs[2], op, "mean"), ix, stat_shape, "layer_norm");
-  check_statistic(op, "rstd", checked_impl(*m.inputs[3], op, "rstd"), ix, stat_shape, "layer_norm");
-  const TensorImpl* iw = parameter(op, m, 4, ix, at.normalized_shape);
-  const TensorImpl* ib = parameter(op, m, 5, ix, at.normalized_shape, "bias");
-  MetaResult r = norm_result(ix);
-  add_masked_output(r, at.output_mask[0], &ix);
-  add_masked_output(r, at.output_mask[1], iw);
-  add_masked_output(r, at.output_mask[2], ib);
-  xd_attrs_layer_norm_backward& a = r.kernel_attrs.layer_norm_backward;
-  a = xd_attrs_layer_norm_backward{};
-  a.struct_size = sizeof a;
-  a.normalized_ndim = static_cast<int32_t>(at.normalized_shape.size());
-  for (int i = 0; i < 3; ++i) a.output_mask[i] = r.outputs[i].present ? 1 : 0;
-  r.has_kernel_attrs = true;
-  return r;
+  return meta_norm_backward<LayerNormBackwardAttrs>(m, &KernelAttrs::layer_norm_backward, true);
 }
 
 }  // namespace detail

@@ -1,13 +1,11 @@
-// LAYER_NORM: [x, weight?, bias?] -> [out, mean, rstd]. Rows are x's leading
-// dims, a row the normalized_ndim trailing dims (n elements). Two passes per
-// row, as an oracle should: the sum in double gives mean, then the sum of
-// squared deviations from it (in double) the biased variance; mean and rstd =
-// 1/sqrt(var + eps) are rounded to f32 (f64 for f64 x), var + eps added in that
-// type as PyTorch adds them. out = (x - mean) * rstd * w + b in the compute
-// type (float for f16/bf16), rounded once to x's dtype. A row of no elements
-// gets mean 0 and rstd NaN, as PyTorch's kernel gives. For non-f64 x the
-// statistics keep f32's range: a sum past FLT_MAX is Inf (so its row is NaN),
-// as PyTorch's f32 accumulation and the XPU kernels give.
+// LAYER_NORM: [x, weight?, bias?] -> [out, mean, rstd]. Rows are x's leading dims, a row the
+// normalized_ndim trailing dims (n elements). Two passes per row, as an oracle should: the sum in
+// double gives mean, then the sum of squared deviations from it (in double) the biased variance;
+// mean and rstd = 1/sqrt(var + eps) are rounded to f32 (f64 for f64 x), var + eps added in that
+// type as PyTorch adds them. out = (x - mean) * rstd * w + b in the compute type (float for
+// f16/bf16), rounded once to x's dtype. A row of no elements gets mean 0 and rstd NaN, as PyTorch's
+// kernel gives. For non-f64 x the statistics keep f32's range: a sum past FLT_MAX is Inf (so its
+// row is NaN), as PyTorch's f32 accumulation and the XPU kernels give.
 #include "kernels/layer_norm.hpp"
 
 #include <cmath>
@@ -34,8 +32,6 @@ struct layer_norm_kernel {
     const layer_norm_operands o = layer_norm_operands_of(c, false);
     const xd_view& x = o.x;
     const xd_view& y = o.like_x;
-    const xd_view* w = o.w;
-    const xd_view* b = o.b;
     const int lead = o.lead;
     const int k = o.normalized_ndim;
 
@@ -45,12 +41,12 @@ struct layer_norm_kernel {
                                  {sz, sz, rsz, rsz}, trailing_mask(lead));
     const strided_layout<4> row(
         k, x.sizes + lead,
-        {x.strides + lead, y.strides + lead, w ? w->strides : zero_strides(), b ? b->strides : zero_strides()},
+        {x.strides + lead, y.strides + lead, o.w ? o.w->strides : zero_strides(), o.b ? o.b->strides : zero_strides()},
         {sz, sz, sz, sz});
     int64_t n = 1;
     for (int d = lead; d < x.ndim; ++d) n *= x.sizes[d];
-    char* const w_base = w != nullptr ? data(*w) : nullptr;
-    char* const b_base = b != nullptr ? data(*b) : nullptr;
+    char* const w_base = o.w != nullptr ? data(*o.w) : nullptr;
+    char* const b_base = o.b != nullptr ? data(*o.b) : nullptr;
     using run_ptrs = std::array<char*, 4>;
     using run_steps = std::array<int64_t, 4>;
 
@@ -77,8 +73,8 @@ struct layer_norm_kernel {
       row.for_each_run(base, 0, n, [&](const run_ptrs& p, int64_t len, const run_steps& s) {
         for (int64_t i = 0; i < len; ++i) {
           C v = (load(at<const T>(p[0], i * s[0])) - mc) * rc;
-          if (w != nullptr) v *= load(at<const T>(p[2], i * s[2]));
-          if (b != nullptr) v += load(at<const T>(p[3], i * s[3]));
+          if (o.w != nullptr) v *= load(at<const T>(p[2], i * s[2]));
+          if (o.b != nullptr) v += load(at<const T>(p[3], i * s[3]));
           at<T>(p[1], i * s[1]) = cast<T>(v);
         }
       });

@@ -1,12 +1,10 @@
-// LAYER_NORM_BACKWARD: [grad_out, x, mean, rstd, weight?, bias?] ->
-// [grad_input?, grad_weight?, grad_bias?]. With xh = (x - mean) * rstd and gw =
-// g * w (w = 1 without a weight), per row:
+// LAYER_NORM_BACKWARD: [grad_out, x, mean, rstd, weight?, bias?] -> [grad_input?, grad_weight?,
+// grad_bias?]. With xh = (x - mean) * rstd and gw = g * w (w = 1 without a weight), per row:
 //   dx = rstd * (gw - mean(gw) - xh * mean(gw * xh)),
-// and over every row dw = sum(g * xh), db = sum(g). The bias is only db's
-// shape. Elementwise products run in the compute type, sums in double. dw and
-// db are accumulated per fixed block of kRowBlock rows and the blocks added in
-// order, as rms_norm_backward does, so the result does not depend on the thread
-// count. An absent output is never written.
+// and over every row dw = sum(g * xh), db = sum(g). The bias is only db's shape. Elementwise
+// products run in the compute type, sums in double. dw and db are accumulated per fixed block of
+// kRowBlock rows and the blocks added in order, as rms_norm_backward does, so the result does not
+// depend on the thread count. An absent output is never written.
 #include "kernels/layer_norm.hpp"
 
 #include <vector>
@@ -23,18 +21,12 @@ enum { G = 0, X = 1, WT = 2, DW = 3, DB = 4, DX = 5 };
 struct layer_norm_backward_kernel {
   template <class T>
   static void body(const xd_kernel_call* c) {
+    const layer_norm_operands o = layer_norm_operands_of(c, true);
     using C = compute_t<T>;
     using R = rstd_t<T>;
-    const layer_norm_operands o = layer_norm_operands_of(c, true);
     const xd_view& g = o.like_x;
     const xd_view& x = o.x;
-    const xd_view* w = o.w;
-    const xd_view* dx = o.grads[0];
-    const xd_view* dw = o.grads[1];
-    const xd_view* db = o.grads[2];
-    const int lead = o.lead;
-    const int k = o.normalized_ndim;
-    if (dx == nullptr && dw == nullptr && db == nullptr) return;
+    if (o.dx == nullptr && o.dw == nullptr && o.db == nullptr) return;
 
     constexpr int64_t sz = sizeof(T);
     constexpr int64_t rsz = sizeof(R);
@@ -42,21 +34,22 @@ struct layer_norm_backward_kernel {
     using row_ptrs = std::array<char*, 6>;
     using row_steps = std::array<int64_t, 6>;
     const strided_layout<5> rows(x.ndim, x.sizes,
-                                 {g.strides, x.strides, o.mean.strides, o.rstd.strides, dx ? dx->strides : zero},
-                                 {sz, sz, rsz, rsz, sz}, trailing_mask(lead));
-    const strided_layout<6> row(k, x.sizes + lead,
-                                {g.strides + lead, x.strides + lead, w ? w->strides : zero, dw ? dw->strides : zero,
-                                 db ? db->strides : zero, dx ? dx->strides + lead : zero},
-                                {sz, sz, sz, sz, sz, sz});
+                                 {g.strides, x.strides, o.mean.strides, o.rstd.strides, o.dx ? o.dx->strides : zero},
+                                 {sz, sz, rsz, rsz, sz}, trailing_mask(o.lead));
+    const strided_layout<6> row(
+        o.normalized_ndim, x.sizes + o.lead,
+        {g.strides + o.lead, x.strides + o.lead, o.w ? o.w->strides : zero, o.dw ? o.dw->strides : zero,
+         o.db ? o.db->strides : zero, o.dx ? o.dx->strides + o.lead : zero},
+        {sz, sz, sz, sz, sz, sz});
     const int64_t n_rows = rows.numel();
     const int64_t n = row.numel();
-    char* const w_base = w != nullptr ? data(*w) : nullptr;
-    char* const dw_base = dw != nullptr ? data(*dw) : nullptr;
-    char* const db_base = db != nullptr ? data(*db) : nullptr;
+    char* const w_base = o.w != nullptr ? data(*o.w) : nullptr;
+    char* const dw_base = o.dw != nullptr ? data(*o.dw) : nullptr;
+    char* const db_base = o.db != nullptr ? data(*o.db) : nullptr;
 
     // Partial sums per block: dw's n entries, then db's n.
     const int64_t blocks = (n_rows + kRowBlock - 1) / kRowBlock;
-    const bool sums = dw != nullptr || db != nullptr;
+    const bool sums = o.dw != nullptr || o.db != nullptr;
     std::vector<rms_acc> partial(sums ? static_cast<size_t>(blocks * 2 * n) : 0);
 
     auto one_row = [&](char* pg, char* px, char* pm, char* pr, char* pdx, rms_acc* part) {
@@ -65,13 +58,13 @@ struct layer_norm_backward_kernel {
       const row_ptrs base{pg, px, w_base, dw_base, db_base, pdx};
       auto gw_at = [&](const row_ptrs& p, const row_steps& s, int64_t i) {
         C v = load(at<const T>(p[G], i * s[G]));
-        if (w != nullptr) v *= load(at<const T>(p[WT], i * s[WT]));
+        if (o.w != nullptr) v *= load(at<const T>(p[WT], i * s[WT]));
         return v;
       };
       auto xh_at = [&](const row_ptrs& p, const row_steps& s, int64_t i) {
         return (load(at<const T>(p[X], i * s[X])) - mu) * r;
       };
-      if (dx != nullptr && n > 0) {
+      if (o.dx != nullptr && n > 0) {
         rms_acc sum_gw = 0, sum_gwxh = 0;
         row.for_each_run(base, 0, n, [&](const row_ptrs& p, int64_t len, const row_steps& s) {
           for (int64_t i = 0; i < len; ++i) {
@@ -103,7 +96,7 @@ struct layer_norm_backward_kernel {
     parallel_for(blocks, grain, [&](int64_t begin, int64_t end) {
       for (int64_t blk = begin; blk < end; ++blk) {
         rms_acc* part = sums ? partial.data() + blk * 2 * n : nullptr;
-        rows.for_each_run({data(g), data(x), data(o.mean), data(o.rstd), dx ? data(*dx) : nullptr}, blk * kRowBlock,
+        rows.for_each_run({data(g), data(x), data(o.mean), data(o.rstd), o.dx ? data(*o.dx) : nullptr}, blk * kRowBlock,
                           std::min(n_rows, (blk + 1) * kRowBlock),
                           [&](const std::array<char*, 5>& p, int64_t len, const std::array<int64_t, 5>& s) {
                             for (int64_t i = 0; i < len; ++i)
@@ -116,7 +109,7 @@ struct layer_norm_backward_kernel {
     // The block partials of dw (half 0) or db (half 1), added in block order.
     auto write_sums = [&](const xd_view* out, int64_t half) {
       if (out == nullptr) return;
-      const strided_layout<1> out_layout(k, out->sizes, {out->strides}, {sz});
+      const strided_layout<1> out_layout(o.normalized_ndim, out->sizes, {out->strides}, {sz});
       int64_t j = 0;
       out_layout.for_each_run({data(*out)}, 0, n,
                               [&](const std::array<char*, 1>& p, int64_t len, const std::array<int64_t, 1>& s) {
@@ -128,8 +121,8 @@ struct layer_norm_backward_kernel {
                                 }
                               });
     };
-    write_sums(dw, 0);
-    write_sums(db, 1);
+    write_sums(o.dw, 0);
+    write_sums(o.db, 1);
   }
 };
 

@@ -6,7 +6,6 @@
 #include "layout.hpp"
 #include "rms_norm.hpp"
 
-#include <array>
 #include <iterator>
 #include <string>
 #include <utility>
@@ -29,7 +28,9 @@ struct layer_norm_call {
   const xd_view& rstd;
   const xd_view* w;
   const xd_view* b;
-  std::array<const xd_view*, 3> grads;  // backward: dx, dw, db (each optional)
+  const xd_view* dx;  // backward: grad_input, grad_weight, grad_bias (each optional)
+  const xd_view* dw;
+  const xd_view* db;
   int32_t k;                            // normalized_ndim
   double eps;                           // forward only
   int lead;
@@ -45,13 +46,17 @@ layer_norm_call make_layer_norm(const xd_kernel_call* c, bool backward) {
                     backward ? plugin::input(c, s + 1) : plugin::output(c, s + 1),
                     plugin::optional_input(c, p),
                     plugin::optional_input(c, p + 1),
-                    {},
+                    nullptr,
+                    nullptr,
+                    nullptr,
                     0,
                     0,
                     0};
   if (backward) {
     o.k = plugin::need_attrs<xd_attrs_layer_norm_backward>(c).normalized_ndim;
-    o.grads = {plugin::optional_output(c, 0), plugin::optional_output(c, 1), plugin::optional_output(c, 2)};
+    o.dx = plugin::optional_output(c, 0);
+    o.dw = plugin::optional_output(c, 1);
+    o.db = plugin::optional_output(c, 2);
   } else {
     const auto& a = plugin::need_attrs<xd_attrs_rms_norm>(c);
     o.k = a.normalized_ndim;
@@ -63,11 +68,11 @@ layer_norm_call make_layer_norm(const xd_kernel_call* c, bool backward) {
   check_norm_statistic(o.rstd, x, o.lead, (op + "rstd").c_str());
   // Each of x's shape (y or grad_out, dx) or of the row's (w, b, dw, db), in x's dtype.
   const std::pair<const xd_view*, const char*> parts[] = {{&o.like_x, backward ? "grad_out" : "output"},
-                                                          {o.grads[0], "grad_input"},
+                                                          {o.dx, "grad_input"},
                                                           {o.w, "weight"},
                                                           {o.b, "bias"},
-                                                          {o.grads[1], "grad_weight"},
-                                                          {o.grads[2], "grad_bias"}};
+                                                          {o.dw, "grad_weight"},
+                                                          {o.db, "grad_bias"}};
   for (size_t i = 0; i < std::size(parts); ++i) {
     const auto& [v, name] = parts[i];
     if (v == nullptr) continue;
@@ -76,8 +81,8 @@ layer_norm_call make_layer_norm(const xd_kernel_call* c, bool backward) {
       invalid(op + name + (row ? " must have the normalized shape" : " must have x's shape"));
     check_dtype(*v, x.dtype, (op + name).c_str());
   }
-  if (o.grads[1] != nullptr && o.w == nullptr) invalid(op + "grad_weight requested without a weight");
-  if (o.grads[2] != nullptr && o.b == nullptr) invalid(op + "grad_bias requested without a bias");
+  if (o.dw != nullptr && o.w == nullptr) invalid(op + "grad_weight requested without a weight");
+  if (o.db != nullptr && o.b == nullptr) invalid(op + "grad_bias requested without a bias");
   return o;
 }
 
@@ -113,41 +118,36 @@ xd_status run_layer_norm_backward(const xd_kernel_call* c) {
     const layer_norm_call o = make_layer_norm(c, true);
     const xd_view& x = o.x;
     const xd_view& g = o.like_x;
-    const xd_view* w = o.w;
-    const xd_view* dx = o.grads[0];
-    const xd_view* dw = o.grads[1];
-    const xd_view* db = o.grads[2];
-    const int lead = o.lead;
     const int64_t* zero = zero_strides();
-    const layout L =
-        layout_of(x.ndim, x.sizes, {operand_of(g), operand_of(x), dx != nullptr ? operand_of(*dx) : absent_operand()},
-                  trailing_mask(lead));
-    const layout SL = layout_of(x.ndim, x.sizes, {operand_of(o.mean), operand_of(o.rstd)}, trailing_mask(lead));
-    const int64_t n = layout_of(o.k, x.sizes + lead, {{zero, 0}}).numel;
+    const layout L = layout_of(x.ndim, x.sizes,
+                               {operand_of(g), operand_of(x), o.dx != nullptr ? operand_of(*o.dx) : absent_operand()},
+                               trailing_mask(o.lead));
+    const layout SL = layout_of(x.ndim, x.sizes, {operand_of(o.mean), operand_of(o.rstd)}, trailing_mask(o.lead));
+    const int64_t n = layout_of(o.k, x.sizes + o.lead, {{zero, 0}}).numel;
     const program prog = layer_norm_program(x);
     if (n == 0) return;  // every output is empty
-    if (dx != nullptr && L.numel > 0) {
-      const layout RL = layout_of(o.k, x.sizes + lead,
-                                  {{g.strides + lead, 0},
-                                   {x.strides + lead, 0},
-                                   w != nullptr ? operand_of(*w) : absent_operand(),
-                                   {dx->strides + lead, 0}});
+    if (o.dx != nullptr && L.numel > 0) {
+      const layout RL = layout_of(o.k, x.sizes + o.lead,
+                                  {{g.strides + o.lead, 0},
+                                   {x.strides + o.lead, 0},
+                                   o.w != nullptr ? operand_of(*o.w) : absent_operand(),
+                                   {o.dx->strides + o.lead, 0}});
       launch kb(c, prog, "xd_layer_norm_backward");
-      kb.buffer(*dx).buffer(g).buffer(x).buffer(o.mean).buffer(o.rstd).buffer(w != nullptr ? *w : x);
-      kb.value(int64_t{w != nullptr ? 1 : 0}).value(L).value(SL).value(RL).value(n);
+      kb.buffer(*o.dx).buffer(g).buffer(x).buffer(o.mean).buffer(o.rstd).buffer(o.w != nullptr ? *o.w : x);
+      kb.value(int64_t{o.w != nullptr ? 1 : 0}).value(L).value(SL).value(RL).value(n);
       kb.run_groups(static_cast<uint64_t>(L.numel));
     }
-    if (dw != nullptr || db != nullptr) {
+    if (o.dw != nullptr || o.db != nullptr) {
       // With no rows the sums are empty: the kernel writes zeros.
-      const layout RL = layout_of(o.k, x.sizes + lead,
-                                  {{g.strides + lead, 0},
-                                   {x.strides + lead, 0},
-                                   dw != nullptr ? operand_of(*dw) : absent_operand(),
-                                   db != nullptr ? operand_of(*db) : absent_operand()});
-      const int64_t flags = (dw != nullptr ? 1 : 0) | (db != nullptr ? 2 : 0);
+      const layout RL = layout_of(o.k, x.sizes + o.lead,
+                                  {{g.strides + o.lead, 0},
+                                   {x.strides + o.lead, 0},
+                                   o.dw != nullptr ? operand_of(*o.dw) : absent_operand(),
+                                   o.db != nullptr ? operand_of(*o.db) : absent_operand()});
+      const int64_t flags = (o.dw != nullptr ? 1 : 0) | (o.db != nullptr ? 2 : 0);
       const uint64_t wg = static_cast<uint64_t>(device_of(c).work_group);
       launch kf(c, prog, "xd_layer_norm_dwdb");
-      kf.buffer(dw != nullptr ? *dw : x).buffer(db != nullptr ? *db : x).buffer(g).buffer(x);
+      kf.buffer(o.dw != nullptr ? *o.dw : x).buffer(o.db != nullptr ? *o.db : x).buffer(g).buffer(x);
       kf.buffer(o.mean).buffer(o.rstd).value(flags).value(L).value(SL).value(RL).value(n);
       kf.run_groups((static_cast<uint64_t>(n) + wg - 1) / wg);
     }
