@@ -38,9 +38,9 @@ inline Arg rank1_if_scalar(Arg a) {
 // `t` broadcast to (sizes, ndim); the caller has checked that it broadcasts.
 Arg arg_broadcast(const TensorImpl& t, const int64_t* sizes, int ndim);
 
-// The most inputs and outputs an op has (scaled_mm and csr_addmm: 5 inputs; quantize_int4: 3
-// outputs); launch() keeps its views in fixed arrays of these sizes.
-inline constexpr size_t kMaxInputs = 5;
+// The most inputs and outputs an op has (layer_norm_backward: 6 inputs; quantize_int4 and the
+// layer norms: 3 outputs); launch() keeps its views in fixed arrays of these sizes.
+inline constexpr size_t kMaxInputs = 6;
 inline constexpr size_t kMaxOutputs = 3;
 
 // Whether xd::set_poison_outputs is on, and the poisoning itself (0xFF bytes into every output

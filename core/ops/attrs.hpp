@@ -74,6 +74,14 @@ struct RmsNormBackwardAttrs {
   IntList normalized_shape;
   std::array<bool, 2> output_mask{true, true};
 };
+struct LayerNormAttrs {
+  IntList normalized_shape;
+  double eps = 1e-5;
+};
+struct LayerNormBackwardAttrs {
+  IntList normalized_shape;
+  std::array<bool, 3> output_mask{true, true, true};
+};
 
 struct ScaledMmAttrs {
   Dtype out_dtype = Dtype::bf16;

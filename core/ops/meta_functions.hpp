@@ -22,6 +22,8 @@ MetaResult meta_softmax(const MetaArgs& a);            // reduction.cpp: softmax
 MetaResult meta_matmul(const MetaArgs& a);             // matmul.cpp: mm, addmm, bmm, baddbmm
 MetaResult meta_rms_norm(const MetaArgs& a);           // norm.cpp
 MetaResult meta_rms_norm_backward(const MetaArgs& a);  // norm.cpp
+MetaResult meta_layer_norm(const MetaArgs& a);         // norm.cpp
+MetaResult meta_layer_norm_backward(const MetaArgs& a);  // norm.cpp
 MetaResult meta_int_mm(const MetaArgs& a);             // quant.cpp
 MetaResult meta_scaled_mm(const MetaArgs& a);          // quant.cpp
 MetaResult meta_weight_int4_mm(const MetaArgs& a);     // int4.cpp

@@ -27,7 +27,7 @@ struct MetaArgs {
 // One output as the op will allocate it. Only outputs below MetaResult::num_outputs are written
 // (add_output, add_absent_output); no member is initialised before, as small ops pay for stores.
 struct TensorMeta {
-  bool present;  // false: an optional output not asked for (rms_norm_backward)
+  bool present;  // false: an optional output not asked for (the norms' backward)
   Dtype dtype;
   int ndim;
   int64_t sizes[kMaxDims];  // the first ndim entries
@@ -45,6 +45,7 @@ union KernelAttrs {
   xd_attrs_blas blas;
   xd_attrs_rms_norm rms_norm;
   xd_attrs_rms_norm_backward rms_norm_backward;
+  xd_attrs_layer_norm_backward layer_norm_backward;
   xd_attrs_int4 int4;
   xd_attrs_clamp clamp;
   xd_attrs_round round;

@@ -79,6 +79,11 @@ const std::array<OpSchema, kOpCount>& schemas() {
       {XD_OP_ROUND, "round", OpKind::unary, {"self"}, {"out"}, meta_unary, at<RoundAttrs, xd_attrs_round>()},
       {XD_OP_INDEX_SELECT, "index_select", OpKind::index_select, {"self", "index"}, {"out"}, meta_index_select,
        at<DimAttrs, xd_attrs_dim>()},
+      {XD_OP_LAYER_NORM, "layer_norm", OpKind::layer_norm, {"input", "weight", "bias"}, {"output", "mean", "rstd"},
+       meta_layer_norm, at<LayerNormAttrs, xd_attrs_rms_norm>(), 0b110, 0},
+      {XD_OP_LAYER_NORM_BACKWARD, "layer_norm_backward", OpKind::layer_norm_backward,
+       {"grad_out", "input", "mean", "rstd", "weight", "bias"}, {"grad_input", "grad_weight", "grad_bias"},
+       meta_layer_norm_backward, at<LayerNormBackwardAttrs, xd_attrs_layer_norm_backward>(), 0b110000, 0b111},
       {XD_OP_GATHER, "gather", OpKind::gather, {"self", "index"}, {"out"}, meta_gather, at<DimAttrs, xd_attrs_dim>()},
   }};
   // clang-format on
@@ -128,6 +133,8 @@ const char* op_kind_name(OpKind kind) noexcept {
     case OpKind::csr_addmm: return "csr_addmm";
     case OpKind::csr_to_dense: return "csr_to_dense";
     case OpKind::index_select: return "index_select";
+    case OpKind::layer_norm: return "layer_norm";
+    case OpKind::layer_norm_backward: return "layer_norm_backward";
     case OpKind::gather: return "gather";
     case OpKind::weight_int4_mm: return "weight_int4_mm";
     case OpKind::quantize_int4: return "quantize_int4";

@@ -201,6 +201,30 @@ std::tuple<Tensor, Tensor> rms_norm_backward(const Tensor& grad_out, const Tenso
                                              IntList normalized_shape, const Tensor& rstd,
                                              const std::optional<Tensor>& weight,
                                              std::array<bool, 2> output_mask = {true, true});
+// torch.native_layer_norm: returns (out, mean, rstd). Over the trailing normalized_shape of each
+// row, mean = sum(x)/N, var = sum((x-mean)^2)/N (biased), rstd = 1/sqrt(var + eps), and
+// out = (x - mean) * rstd * weight + bias (weight and bias optional, of normalized_shape and x's
+// dtype), computed in f32 (f64 for f64 input) and rounded once. mean and rstd have shape
+// x.shape[:-k] + [1]*k and dtype f32 (f64). Rows of no elements give mean 0 and rstd NaN, as in
+// PyTorch. Dtypes f64 f32 f16 bf16; non-contiguous inputs are copied first. Errors: DtypeError
+// (x not floating, weight or bias of another dtype), ShapeError (normalized_shape longer than x's
+// rank or not x's trailing shape, weight or bias not of normalized_shape), ValueError (empty
+// normalized_shape, eps negative or not finite), DeviceError (operands on different devices).
+std::tuple<Tensor, Tensor, Tensor> layer_norm(const Tensor& x, IntList normalized_shape,
+                                              const std::optional<Tensor>& weight = std::nullopt,
+                                              const std::optional<Tensor>& bias = std::nullopt, double eps = 1e-5);
+// torch.native_layer_norm_backward: returns (grad_input, grad_weight, grad_bias) from grad_out (x's
+// shape and dtype) and the mean and rstd layer_norm returned for x. With xh = (x - mean) * rstd and
+// gw = grad_out * weight: grad_input = rstd * (gw - mean(gw) - xh * mean(gw * xh)) per row,
+// grad_weight = sum over rows of grad_out * xh, grad_bias = sum over rows of grad_out. An output
+// whose mask bit is false, grad_weight without a weight and grad_bias without a bias (read only
+// for its shape) are undefined. Errors: layer_norm's, and DtypeError/ShapeError for grad_out, mean
+// or rstd unlike what layer_norm gives.
+std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& grad_out, const Tensor& x,
+                                                       IntList normalized_shape, const Tensor& mean, const Tensor& rstd,
+                                                       const std::optional<Tensor>& weight,
+                                                       const std::optional<Tensor>& bias,
+                                                       std::array<bool, 3> output_mask = {true, true, true});
 
 // ------------------------------------------------------------------ int4 weight-only (docs/ops/int4.md)
 // out [M,N] = input [M,K] @ w^T in input's dtype (f32, f16, bf16), products summed in f32, where

@@ -179,15 +179,30 @@ typedef enum xd_op {
                                    index outside [0, size(dim)) anyway (a plugin called directly) must not read a: it
                                    writes zero bytes for that element. */
   XD_OP_COUNT_V1_4 = 50,        /* one past the last op of ABI 1.4 */
-  /* ABI 1.5. */
-  XD_OP_GATHER = 50,            /* [a, index i64] -> [out] (xd_attrs_dim) torch.gather: index has a's rank (a 0-d a and
+  /* ABI 1.5. Layer normalisation, as torch.native_layer_norm and torch.native_layer_norm_backward. Rows are x's
+   * leading dims, a row its normalized_ndim trailing ones (N elements); statistics in f32 (f64 for f64 x). */
+  XD_OP_LAYER_NORM = 50,        /* [x, weight?, bias?] -> [out, mean, rstd] (xd_attrs_rms_norm: normalized_ndim, eps)
+                                   f64 f32 f16 bf16, keyed on x; weight and bias have the row's shape and x's dtype.
+                                   Per row: mean = sum(x)/N, var = sum((x-mean)^2)/N (biased), rstd = 1/sqrt(var+eps),
+                                   out = (x-mean)*rstd*weight+bias (weight 1, bias 0 when absent), rounded once to x's
+                                   dtype. mean and rstd are f32 (f64 for f64 x) of shape x.shape[:-k] + [1]*k. A row of
+                                   no elements has mean and rstd NaN. NaN or Inf in a row gives NaN throughout it. */
+  XD_OP_LAYER_NORM_BACKWARD = 51, /* [grad_out, x, mean, rstd, weight?, bias?] -> [grad_input?, grad_weight?,
+                                   grad_bias?] (xd_attrs_layer_norm_backward) keyed on x (f64 f32 f16 bf16); mean and
+                                   rstd as XD_OP_LAYER_NORM returns them; bias is only the shape of grad_bias. With
+                                   xh = (x-mean)*rstd and gw = grad_out*weight (weight 1 when absent), per row:
+                                   grad_input = rstd*(gw - mean(gw) - xh*mean(gw*xh)); over every row:
+                                   grad_weight = sum(grad_out*xh), grad_bias = sum(grad_out) (zero with no rows),
+                                   in the weight's (bias's) dtype. An output whose output_mask entry is 0 is absent. */
+  /* ABI 1.5. Indexing. */
+  XD_OP_GATHER = 52,            /* [a, index i64] -> [out] (xd_attrs_dim) torch.gather: index has a's rank (a 0-d a and
                                    index are seen as [1]), index.size(d) <= a.size(d) for every d != dim, out has
                                    index's shape and a's dtype: out[p] = a[p with p[dim] = index[p]]. Keyed on a's
                                    dtype: every dtype, a bitwise move, exact. As for INDEX_SELECT, the host converts
                                    an i32 index to i64 and checks every entry is in [0, a.size(dim)) before the
                                    launch (negative entries are errors); a kernel given an entry outside anyway must
                                    not read a with it and writes zero bytes for that element. */
-  XD_OP_COUNT_V1_5 = 51         /* one past the last op of ABI 1.5 */
+  XD_OP_COUNT_V1_5 = 53         /* one past the last op of ABI 1.5 */
 } xd_op;
 
 /* One past the last op of the newest ABI minor this header declares: what a host of this header
@@ -252,6 +267,13 @@ typedef struct xd_attrs_rms_norm_backward {
   int32_t normalized_ndim;
   int32_t output_mask[2]; /* [grad_input, grad_weight]; an unrequested output is absent */
 } xd_attrs_rms_norm_backward;
+
+/* ABI 1.5. XD_OP_LAYER_NORM_BACKWARD's (XD_OP_LAYER_NORM takes xd_attrs_rms_norm). */
+typedef struct xd_attrs_layer_norm_backward {
+  size_t struct_size;
+  int32_t normalized_ndim;
+  int32_t output_mask[3]; /* [grad_input, grad_weight, grad_bias]; an unrequested output is absent */
+} xd_attrs_layer_norm_backward;
 
 /* Int4 weight-only ops (ABI 1.1). group_size: consecutive k sharing one scale and zero point, a
  * positive multiple of 32 that divides K (checked by the host). */

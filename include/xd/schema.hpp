@@ -36,6 +36,9 @@ enum class OpKind {
   csr_addmm,          // (self?, crow, col, values, mat2) -> beta*self + alpha*csr@mat2 (sparse.hpp)
   csr_to_dense,       // (crow, col, values) -> out (sparse.hpp: SparseCsr::to_dense)
   index_select,       // (self, index 1-d) -> out along dim
+  layer_norm,         // (input, weight?, bias?) -> (output, mean, rstd)
+  // (grad_out, input, mean, rstd, weight?, bias?) -> (grad_input?, grad_weight?, grad_bias?)
+  layer_norm_backward,
   gather,             // (self, index of self's rank) -> out of index's shape along dim
 };
 const char* op_kind_name(OpKind kind) noexcept;

@@ -406,6 +406,40 @@ void bind_ops(py::module_& m) {
       py::arg("grad_out"), py::arg("input"), py::arg("normalized_shape"), py::arg("rstd"),
       py::arg("weight") = py::none(), py::arg("output_mask") = std::array<bool, 2>{true, true},
       "(grad_input, grad_weight); an output whose mask bit is False is None.");
+  // torch.native_layer_norm; torch.nn.functional.layer_norm is its first output.
+  const auto native_layer_norm = [](const Tensor& x, py::handle shape, const std::optional<Tensor>& weight,
+                                    const std::optional<Tensor>& bias, double eps) {
+    const std::vector<int64_t> s = int_list(shape, "normalized_shape");
+    py::gil_scoped_release nogil;
+    return xd::layer_norm(x, s, weight, bias, eps);
+  };
+  m.def("native_layer_norm", native_layer_norm, py::arg("input"), py::arg("normalized_shape"),
+        py::arg("weight") = py::none(), py::arg("bias") = py::none(), py::arg("eps") = 1e-5,
+        "torch.native_layer_norm: (output, mean, rstd), what layer_norm_backward takes.");
+  m.def(
+      "layer_norm",
+      [native_layer_norm](const Tensor& x, py::handle shape, const std::optional<Tensor>& weight,
+                          const std::optional<Tensor>& bias,
+                          double eps) { return std::get<0>(native_layer_norm(x, shape, weight, bias, eps)); },
+      py::arg("input"), py::arg("normalized_shape"), py::arg("weight") = py::none(), py::arg("bias") = py::none(),
+      py::arg("eps") = 1e-5, "torch.nn.functional.layer_norm: the normalised tensor.");
+  m.def(
+      "layer_norm_backward",
+      [](const Tensor& grad, const Tensor& x, py::handle shape, const Tensor& mean, const Tensor& rstd,
+         const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, std::array<bool, 3> mask) {
+        const std::vector<int64_t> s = int_list(shape, "normalized_shape");
+        Tensor gi, gw, gb;
+        {
+          py::gil_scoped_release nogil;
+          std::tie(gi, gw, gb) = xd::layer_norm_backward(grad, x, s, mean, rstd, weight, bias, mask);
+        }
+        return py::make_tuple(or_none(gi), or_none(gw), or_none(gb));
+      },
+      py::arg("grad_out"), py::arg("input"), py::arg("normalized_shape"), py::arg("mean"), py::arg("rstd"),
+      py::arg("weight") = py::none(), py::arg("bias") = py::none(),
+      py::arg("output_mask") = std::array<bool, 3>{true, true, true},
+      "torch.native_layer_norm_backward: (grad_input, grad_weight, grad_bias); an output whose mask bit is False, "
+      "or whose parameter is None, is None.");
 
   // ---------------------------------------------------------------- int4 weight-only
   m.def("weight_int4_mm", &xd::weight_int4_mm, py::arg("input"), py::arg("weight"), py::arg("scales"), py::arg("zeros"),

@@ -384,6 +384,34 @@ def test_rms_norm_and_backward_match_autograd(device, dtype, layout):
     assert none is None and gi_only is not None
 
 
+@pytest.mark.parametrize("device,dtype,layout", cases([xd.float32, xd.bfloat16], ["contiguous", "transposed"]))
+def test_layer_norm_and_backward_match_autograd(device, dtype, layout):
+    x, _, xx, _ = operands(dtype, layout, device, seed=14)
+    n = x.shape[-1]
+    g = torch.Generator().manual_seed(15)
+    w = torch.randn(n, dtype=torch.float64, generator=g).to(x.dtype)
+    b = torch.randn(n, dtype=torch.float64, generator=g).to(x.dtype)
+    xw, xb = to_xd(w, device), to_xd(b, device)
+    eps = 1e-5
+    y, mean, rstd = xd.native_layer_norm(xx, [n], weight=xw, bias=xb, eps=eps)
+    xr, wr, br = (t.double().requires_grad_() for t in (x, w, b))
+    yr = torch.nn.functional.layer_norm(xr, [n], wr, br, eps)
+    tol = 1e-4 if dtype == xd.float32 else 3e-2
+    assert_close(y, yr.detach(), rtol=tol, atol=tol)
+    assert_close(xd.layer_norm(xx, [n], xw, xb), yr.detach(), rtol=tol, atol=tol)
+    assert mean.dtype == xd.float32 and mean.shape == (x.shape[0], 1) and rstd.shape == (x.shape[0], 1)
+    assert_close(mean, x.double().mean(-1, keepdim=True), rtol=tol, atol=tol)
+    grad = torch.randn(yr.shape, dtype=torch.float64, generator=g).to(x.dtype)
+    yr.backward(grad.double())
+    gi, gw, gb = xd.layer_norm_backward(to_xd(grad, device), xx, [n], mean, rstd, weight=xw, bias=xb)
+    assert_close(gi, xr.grad, rtol=tol * 5, atol=tol * 5)
+    assert_close(gw, wr.grad, rtol=tol * 5, atol=tol * 5)
+    assert_close(gb, br.grad, rtol=tol * 5, atol=tol * 5)
+    gi_only, none_w, none_b = xd.layer_norm_backward(to_xd(grad, device), xx, [n], mean, rstd, xw, xb,
+                                                     (True, False, False))
+    assert none_w is None and none_b is None and gi_only is not None
+
+
 @pytest.mark.parametrize("device", DEVICES)
 def test_quantize_int4_and_weight_int4_mm_match_the_documented_formula(device):
     rng = np.random.default_rng(7)

@@ -258,6 +258,95 @@ def gather_cases():
     return cases
 
 
+def layer_norm_rows():
+    """(shape, normalized_shape, weight, bias, eps) of the layer_norm cases."""
+    return [([4, 16], [16], True, True, None), ([2, 3, 8], [3, 8], True, False, None), ([5, 7], [7], False, False, None),
+            ([3, 1], [1], True, True, 1e-3), ([2, 33], [33], True, True, 1e-3), ([0, 5], [5], True, True, None)]
+
+
+def layer_norm_compute(dt):
+    """torch's f32 kernels for f16 and bf16 (PyTorch's opmath: statistics in f32, the output rounded once
+    to the dtype, mean and rstd f32); f64 and f32 directly."""
+    compute = torch.float64 if dt == torch.float64 else torch.float32
+    return lambda t: None if t is None else t.to(compute)
+
+
+def layer_norm_cases():
+    """native_layer_norm in every float dtype: one and two normalized dims, with and without weight
+    and bias, size-1 rows, eps, an empty batch. Tolerances: one or two units of the dtype's last place
+    (f32 widened by sqrt(N) for the sums)."""
+    tol = {"f64": 1e-12, "f32": 2e-5, "f16": 2e-3, "bf16": 1.6e-2}
+    cases = []
+    for dtype in ["f32", "f64", "f16", "bf16"]:
+        dt = TORCH_DTYPES[dtype]
+        up = layer_norm_compute(dt)
+        for i, (shape, norm, w, b, eps) in enumerate(layer_norm_rows()):
+            inputs = {"input": (shape, dtype, False)}
+            if w:
+                inputs["weight"] = (norm, dtype, False, 0.5, 1.5)
+            if b:
+                inputs["bias"] = (norm, dtype, False, -1.0, 1.0)
+            attrs = {"normalized_shape": norm}
+            if eps is not None:
+                attrs["eps"] = eps
+
+            def call(t, norm=norm, eps=eps, dt=dt, up=up):
+                y, mean, rstd = torch.native_layer_norm(up(t["input"]), norm, up(t.get("weight")), up(t.get("bias")),
+                                                        1e-5 if eps is None else eps)
+                return {"output": y.to(dt), "mean": mean, "rstd": rstd}
+            cases.append({"op": "layer_norm", "dtype": dtype, "index": i, "attrs": attrs, "inputs": inputs, "call": call,
+                          "rtol": tol[dtype], "atol": tol[dtype], "note": "f16/bf16 through torch's f32 kernel"})
+    return cases
+
+
+def layer_norm_backward_cases():
+    """native_layer_norm_backward on layer_norm's shapes, mean and rstd as torch's forward gives them for
+    the case's input, every output_mask pattern PyTorch's autograd uses. Tolerances wider than the
+    forward's: grad_input subtracts two row means (cancellation), grad_weight and grad_bias sum over rows."""
+    tol = {"f64": 1e-10, "f32": 1e-4, "f16": 1e-2, "bf16": 5e-2}
+    masks = [[True, True, True], [True, False, False], [False, True, True]]
+    cases = []
+    index = {}
+    for dtype in ["f32", "f64", "f16", "bf16"]:
+        dt = TORCH_DTYPES[dtype]
+        up = layer_norm_compute(dt)
+        for i, (shape, norm, w, b, eps) in enumerate(layer_norm_rows()):
+            mask = masks[i % len(masks)]
+            if not w and not mask[0]:
+                mask = masks[0]
+            inputs = {"grad_out": (shape, dtype, False, -1.0, 1.0), "input": (shape, dtype, False)}
+            if w:
+                inputs["weight"] = (norm, dtype, False, 0.5, 1.5)
+            if b:
+                inputs["bias"] = (norm, dtype, False, -1.0, 1.0)
+            e = 1e-5 if eps is None else eps
+
+            def derive(t, norm=norm, e=e, up=up):
+                _, mean, rstd = torch.native_layer_norm(up(t["input"]), norm, None, None, e)
+                return {"mean": mean, "rstd": rstd}
+
+            def call(t, norm=norm, mask=mask, dt=dt, up=up):
+                # torch asks for a gradient only of a parameter it has (as xdispatch leaves it out).
+                asked = [mask[0], mask[1] and "weight" in t, mask[2] and "bias" in t]
+                gi, gw, gb = torch.ops.aten.native_layer_norm_backward(
+                    up(t["grad_out"]), up(t["input"]), norm, t["mean"], t["rstd"], up(t.get("weight")),
+                    up(t.get("bias")), asked)
+                out = {}
+                if mask[0]:
+                    out["grad_input"] = gi.to(dt)
+                if mask[1] and "weight" in t:
+                    out["grad_weight"] = gw.to(dt)
+                if mask[2] and "bias" in t:
+                    out["grad_bias"] = gb.to(dt)
+                return out
+            index[dtype] = index.get(dtype, -1) + 1
+            cases.append({"op": "layer_norm_backward", "dtype": dtype, "index": index[dtype],
+                          "attrs": {"normalized_shape": norm, "output_mask": mask}, "inputs": inputs, "derive": derive,
+                          "call": call, "rtol": tol[dtype], "atol": tol[dtype],
+                          "note": "mean and rstd from torch.native_layer_norm; f16/bf16 through torch's f32 kernel"})
+    return cases
+
+
 # One entry per op: the cases it contributes ("graph": the fixed graphs of xd-conform --compiled).
 CASES = {
     "maximum": lambda: binary_cases("maximum", torch.maximum),
@@ -266,6 +355,8 @@ CASES = {
     "floor": floor_cases,
     "round": round_cases,
     "index_select": index_select_cases,
+    "layer_norm": layer_norm_cases,
+    "layer_norm_backward": layer_norm_backward_cases,
     "gather": gather_cases,
     "graph": graph_cases,
 }
@@ -284,6 +375,8 @@ def make(spec, gen):
     if "graph" in spec:
         case_id = f"graph/{spec['graph']}/{spec['dtype']}/{spec['index']}"
     tensors = {name: operand(shape, dtype, gen, special, *rng) for name, (shape, dtype, special, *rng) in spec["inputs"].items()}
+    if "derive" in spec:  # inputs computed from the drawn ones (a backward's saved statistics)
+        tensors.update(spec["derive"](tensors))
     outputs = spec["call"](tensors)
     files = []
     note = f"generated by tests/golden/add_golden_cases.py with torch {torch.__version__} on the CPU"

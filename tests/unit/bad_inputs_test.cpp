@@ -288,6 +288,76 @@ TEST(BadDevice, WhereWithConditionOrBranchOnAnotherDevice) {
                         "'self' is on cpu:0", "'other' is on stubdev:0");
 }
 
+// ------------------------------------------------------------------ layer_norm (every error kind)
+
+TEST(BadShape, LayerNormNormalizedShapeIsNotTheTrailingShape) {
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, xd::layer_norm(f32({2, 4}), {5}), "layer_norm", "[2, 4]", "normalized_shape",
+                        "[5]");
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, xd::layer_norm(f32({4}), {1, 4}), "layer_norm", "[1, 4]", "[4]");
+}
+
+TEST(BadShape, LayerNormWeightAndBiasShapes) {
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, xd::layer_norm(f32({2, 4}), {4}, f32({3})), "layer_norm", "weight", "[3]",
+                        "[4]");
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, xd::layer_norm(f32({2, 4}), {4}, f32({4}), f32({2, 4})), "layer_norm", "bias",
+                        "[2, 4]", "[4]");
+}
+
+TEST(BadShape, LayerNormBackwardStatisticsAndGradOutShapes) {
+  const xd::Tensor x = f32({2, 4}), s = f32({2, 1});
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, xd::layer_norm_backward(x, x, {4}, f32({2, 2}), s, std::nullopt, std::nullopt),
+                        "layer_norm_backward", "mean", "[2, 2]", "[2, 1]", "as layer_norm returns it");
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, xd::layer_norm_backward(x, x, {4}, s, f32({2}), std::nullopt, std::nullopt),
+                        "layer_norm_backward", "rstd", "[2]", "[2, 1]");
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, xd::layer_norm_backward(f32({2, 3}), x, {4}, s, s, std::nullopt, std::nullopt),
+                        "layer_norm_backward", "grad_out", "[2, 3]", "[2, 4]");
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, xd::layer_norm_backward(x, x, {4}, s, s, f32({4}), f32({5})),
+                        "layer_norm_backward", "bias", "[5]", "[4]");
+}
+
+TEST(BadDtype, LayerNormOfIntegersAndMixedParameterDtypes) {
+  EXPECT_THROWS_EXACTLY(xd::DtypeError, xd::layer_norm(of({2, 4}, Dtype::i64), {4}), "layer_norm", "i64");
+  EXPECT_THROWS_EXACTLY(xd::DtypeError, xd::layer_norm(f32({2, 4}), {4}, of({4}, Dtype::f16)), "layer_norm", "weight",
+                        "f16");
+  EXPECT_THROWS_EXACTLY(xd::DtypeError, xd::layer_norm(f32({2, 4}), {4}, std::nullopt, of({4}, Dtype::bf16)),
+                        "layer_norm", "bias", "bf16");
+}
+
+TEST(BadDtype, LayerNormBackwardStatisticsNotTheAccumulationDtype) {
+  const xd::Tensor x = f32({2, 4}), s = f32({2, 1});
+  EXPECT_THROWS_EXACTLY(xd::DtypeError,
+                        xd::layer_norm_backward(x, x, {4}, of({2, 1}, Dtype::f16), s, std::nullopt, std::nullopt),
+                        "layer_norm_backward", "mean", "f32", "f16");
+  const xd::Tensor xd64 = of({2, 4}, Dtype::f64), s64 = of({2, 1}, Dtype::f64);
+  EXPECT_THROWS_EXACTLY(xd::DtypeError, xd::layer_norm_backward(xd64, xd64, {4}, s64, s, std::nullopt, std::nullopt),
+                        "layer_norm_backward", "rstd", "f64", "f32");
+  EXPECT_THROWS_EXACTLY(xd::DtypeError,
+                        xd::layer_norm_backward(of({2, 4}, Dtype::f16), x, {4}, s, s, std::nullopt, std::nullopt),
+                        "layer_norm_backward", "grad_out", "f16");
+}
+
+TEST(BadValue, LayerNormEpsAndEmptyNormalizedShape) {
+  EXPECT_THROWS_EXACTLY(xd::ValueError, xd::layer_norm(f32({2, 4}), {}), "layer_norm", "normalized_shape");
+  EXPECT_THROWS_EXACTLY(xd::ValueError, xd::layer_norm(f32({2, 4}), {4}, std::nullopt, std::nullopt, -1.0),
+                        "layer_norm", "eps", "-1");
+  EXPECT_THROWS_EXACTLY(
+      xd::ValueError,
+      xd::layer_norm(f32({2, 4}), {4}, std::nullopt, std::nullopt, std::numeric_limits<double>::infinity()),
+      "layer_norm", "eps", "inf");
+}
+
+TEST(BadDevice, LayerNormParametersOnAnotherDevice) {
+  const xd::Device stub = stub_device();
+  EXPECT_THROWS_EXACTLY(xd::DeviceError, xd::layer_norm(f32({2, 4}), {4}, f32_on(stub, {4})), "layer_norm",
+                        "'input' is on cpu:0", "'weight' is on stubdev:0");
+  EXPECT_THROWS_EXACTLY(xd::DeviceError, xd::layer_norm(f32({2, 4}), {4}, f32({4}), f32_on(stub, {4})), "layer_norm",
+                        "'bias' is on stubdev:0");
+  const xd::Tensor x = f32({2, 4}), s = f32({2, 1});
+  EXPECT_THROWS_EXACTLY(xd::DeviceError,
+                        xd::layer_norm_backward(x, x, {4}, f32_on(stub, {2, 1}), s, std::nullopt, std::nullopt),
+                        "layer_norm_backward", "'mean' is on stubdev:0");
+}
+
 // ------------------------------------------------------------------ index errors
 
 TEST(BadIndex, SumDimOutOfRange) {

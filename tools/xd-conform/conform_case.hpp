@@ -70,7 +70,7 @@ struct Attrs {
   std::vector<int64_t> sizes;         // fill, arange, random, and the copy destination
   std::vector<int64_t> normalized_shape;
   std::optional<double> eps;
-  std::array<bool, 2> output_mask{true, true};
+  std::array<bool, 3> output_mask{true, true, true};  // the norms' backward (rms_norm_backward: the first two)
   Dtype to_dtype = Dtype::f32;        // copy
   int64_t group_size = 0;             // weight_int4_mm, quantize_int4
   Dtype out_dtype = Dtype::bf16;      // scaled_mm

@@ -1,5 +1,6 @@
-// Shared by the RMS_NORM forward and backward kernels: the split of x into rows (leading dims)
-// and row elements (the normalized trailing dims), and the rstd type.
+// Shared by the RMS_NORM forward and backward kernels (and LAYER_NORM's, kernels/layer_norm.hpp):
+// the split of x into rows (leading dims) and row elements (the normalized trailing dims), and
+// the rstd type.
 #pragma once
 
 #include "kernels/common.hpp"
@@ -34,11 +35,11 @@ inline void check_sizes(const xd_view& v, int ndim, const int64_t* sizes, const 
   if (!ok) invalid(std::string(what) + " does not have the expected shape");
 }
 
-// rstd: x.shape[:lead] + [1]*k.
-inline void check_rstd_sizes(const xd_view& rstd, const xd_view& x, int lead) {
+// A per-row statistic (rstd; layer_norm's mean too): x.shape[:lead] + [1]*k.
+inline void check_rstd_sizes(const xd_view& rstd, const xd_view& x, int lead, const char* what = "rms_norm rstd") {
   bool ok = rstd.ndim == x.ndim;
   for (int d = 0; ok && d < x.ndim; ++d) ok = rstd.sizes[d] == (d < lead ? x.sizes[d] : 1);
-  if (!ok) invalid("rms_norm rstd must have shape x.shape[:axis] + [1]*normalized_ndim");
+  if (!ok) invalid(std::string(what) + " must have shape x.shape[:axis] + [1]*normalized_ndim");
 }
 
 // The operands of an RMS_NORM call, validated as every CPU kernel of it (the reference loop and

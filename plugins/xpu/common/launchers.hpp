@@ -21,6 +21,8 @@ xd_status run_reduction(const xd_kernel_call* c);  // reduction.cpp: sum, mean, 
 xd_status run_softmax(const xd_kernel_call* c);    // softmax.cpp: softmax, log_softmax
 xd_status run_rms_norm(const xd_kernel_call* c);   // rms_norm.cpp
 xd_status run_rms_norm_backward(const xd_kernel_call* c);
+xd_status run_layer_norm(const xd_kernel_call* c);  // layer_norm.cpp
+xd_status run_layer_norm_backward(const xd_kernel_call* c);
 xd_status run_matmul(const xd_kernel_call* c);   // matmul.cpp: mm, addmm, bmm, baddbmm
 xd_status run_int4_mm(const xd_kernel_call* c);  // int4.cpp: weight_int4_mm, quantize_int4
 xd_status run_quantize_int4(const xd_kernel_call* c);

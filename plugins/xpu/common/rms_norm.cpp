@@ -11,25 +11,25 @@
 
 namespace xd::xpu {
 
-namespace {
-
 using plugin::check_dtype;
 using plugin::invalid;
 using plugin::same_sizes;
 
-int leading_dims(const xd_view& x, int32_t normalized_ndim) {
+int norm_leading_dims(const xd_view& x, int32_t normalized_ndim, const char* op) {
   if (normalized_ndim < 1 || normalized_ndim > x.ndim)
-    invalid("rms_norm normalized_ndim " + std::to_string(normalized_ndim) + " for an input of rank " +
+    invalid(std::string(op) + " normalized_ndim " + std::to_string(normalized_ndim) + " for an input of rank " +
             std::to_string(x.ndim));
   return x.ndim - normalized_ndim;
 }
 
-void check_rstd(const xd_view& rstd, const xd_view& x, int lead) {
-  bool ok = rstd.ndim == x.ndim;
-  for (int d = 0; ok && d < x.ndim; ++d) ok = rstd.sizes[d] == (d < lead ? x.sizes[d] : 1);
-  if (!ok) invalid("rms_norm rstd must have shape x.shape[:axis] + [1]*normalized_ndim");
-  check_dtype(rstd, x.dtype == XD_DTYPE_F64 ? XD_DTYPE_F64 : XD_DTYPE_F32, "rms_norm rstd");
+void check_norm_statistic(const xd_view& s, const xd_view& x, int lead, const char* what) {
+  bool ok = s.ndim == x.ndim;
+  for (int d = 0; ok && d < x.ndim; ++d) ok = s.sizes[d] == (d < lead ? x.sizes[d] : 1);
+  if (!ok) invalid(std::string(what) + " must have shape x.shape[:axis] + [1]*normalized_ndim");
+  check_dtype(s, x.dtype == XD_DTYPE_F64 ? XD_DTYPE_F64 : XD_DTYPE_F32, what);
 }
+
+namespace {
 
 void check_weight(const xd_view* w, const xd_view& x, int lead, const char* op) {
   if (w != nullptr && (!same_sizes(*w, x.ndim - lead, x.sizes + lead) || !dtypes::compute_floating.contains(w->dtype)))
@@ -49,10 +49,10 @@ rms_norm_call make_rms_norm(const xd_kernel_call* c) {
   const xd_view& y = plugin::output(c, 0);
   const xd_view& rstd = plugin::output(c, 1);
   const auto& attrs = plugin::need_attrs<xd_attrs_rms_norm>(c);
-  const int lead = leading_dims(x, attrs.normalized_ndim);
+  const int lead = norm_leading_dims(x, attrs.normalized_ndim, "rms_norm");
   if (!same_sizes(y, x.ndim, x.sizes)) invalid("rms_norm output must have x's shape");
   check_dtype(y, x.dtype, "rms_norm output");
-  check_rstd(rstd, x, lead);
+  check_norm_statistic(rstd, x, lead, "rms_norm rstd");
   check_weight(w, x, lead, "rms_norm");
   return {x, w, y, rstd, attrs, lead, attrs.normalized_ndim};
 }
@@ -65,11 +65,11 @@ rms_norm_backward_call make_rms_norm_backward(const xd_kernel_call* c) {
   const xd_view* dx = plugin::optional_output(c, 0);
   const xd_view* dw = plugin::optional_output(c, 1);
   const auto& attrs = plugin::need_attrs<xd_attrs_rms_norm_backward>(c);
-  const int lead = leading_dims(x, attrs.normalized_ndim);
+  const int lead = norm_leading_dims(x, attrs.normalized_ndim, "rms_norm");
   const int k = attrs.normalized_ndim;
   if (!same_sizes(g, x.ndim, x.sizes)) invalid("rms_norm_backward grad_out must have x's shape");
   check_dtype(g, x.dtype, "rms_norm_backward grad_out");
-  check_rstd(rstd, x, lead);
+  check_norm_statistic(rstd, x, lead, "rms_norm rstd");
   if (dx != nullptr && !same_sizes(*dx, x.ndim, x.sizes)) invalid("rms_norm_backward grad_input must have x's shape");
   check_weight(w, x, lead, "rms_norm_backward");
   if (dw != nullptr) {

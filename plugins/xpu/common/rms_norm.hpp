@@ -38,6 +38,13 @@ struct rms_norm_backward_call {
 };
 rms_norm_backward_call make_rms_norm_backward(const xd_kernel_call* c);
 
+// Shared with LAYER_NORM (layer_norm.cpp): the leading (row) dims of x for normalized_ndim (`op`
+// names the op in the message), and a
+// per-row statistic (rstd, mean) `what`: x.shape[:lead] + [1]*k, f32 (f64 for f64 x). Both throw
+// XD_ERR_INVALID_ARGUMENT.
+int norm_leading_dims(const xd_view& x, int32_t normalized_ndim, const char* op);
+void check_norm_statistic(const xd_view& s, const xd_view& x, int lead, const char* what);
+
 // Work-groups per compute unit of the backward pass when dw is wanted (device_info overrides it):
 // each keeps an n-long partial of dw, so their number trades filling the device against the
 // partials' traffic, and should stay within one wave (two 256-wide groups fit on every GPU we know

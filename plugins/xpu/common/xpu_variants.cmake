@@ -25,6 +25,8 @@ set(XD_XPU_TAGS_random ${XD_XPU_FLOAT_TAGS})
 set(XD_XPU_TAGS_reduce ${XD_XPU_NUMERIC_TAGS})
 set(XD_XPU_TAGS_softmax ${XD_XPU_FLOAT_TAGS})
 set(XD_XPU_TAGS_rms_norm ${XD_XPU_FLOAT_TAGS})
+# layer_norm.cl: weight and bias in x's dtype, so one module per x dtype.
+set(XD_XPU_TAGS_layer_norm ${XD_XPU_FLOAT_TAGS})
 set(XD_XPU_TAGS_matmul ${XD_XPU_FLOAT_TAGS})
 # int4.cl: weight_int4_mm for f32, f16, bf16 inputs; quantize_int4 only for f32 and bf16 weights
 # (the .cl guards it, and kernel_list.cpp lists it for those two only).

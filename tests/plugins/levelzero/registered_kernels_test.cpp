@@ -94,7 +94,8 @@ TEST(LevelZeroRegistration, CoversEveryOpOfTheOpenclPlugin) {
   // The ops the OpenCL plugin launches from the same .cl sources; checked against the loaded
   // OpenCL backend below where one is available, so this list cannot silently fall behind it.
   std::set<std::string> expected = {"sum",  "mean",     "amax",      "amin", "argmax", "softmax", "log_softmax",
-                                    "rms_norm", "rms_norm_backward", "mm", "addmm", "bmm", "baddbmm",
+                                    "rms_norm", "rms_norm_backward", "layer_norm", "layer_norm_backward",
+                                    "mm", "addmm", "bmm", "baddbmm",
                                     "int_mm", "scaled_mm", "weight_int4_mm", "quantize_int4", "csr_addmm",
                                     "csr_to_dense", "index_select", "gather"};
   const std::set<op_dtype> ocl = backend_pairs("opencl");

@@ -17,7 +17,7 @@ const OpFamily& binary_family();    // add, sub, mul, div, where, eq, lt, gt
 const OpFamily& reduce_family();    // sum, mean, amax, amin, argmax
 const OpFamily& softmax_family();   // softmax, log_softmax
 const OpFamily& matmul_family();    // mm, addmm, bmm, baddbmm
-const OpFamily& rms_norm_family();  // rms_norm, rms_norm_backward
+const OpFamily& rms_norm_family();  // rms_norm, layer_norm and their backward ops
 const OpFamily& int4_family();      // weight_int4_mm, quantize_int4
 const OpFamily& quant_mm_family();  // int_mm, scaled_mm
 const OpFamily& sparse_family();    // csr_addmm, csr_to_dense

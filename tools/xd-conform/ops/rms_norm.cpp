@@ -1,7 +1,9 @@
 // rms_norm (output and rstd) and rms_norm_backward (grad_input and grad_weight, each optional by
-// output_mask): with and without weight and eps, one and two normalized dims, size 1, empty,
-// long rows, transposed, sliced and expanded inputs. The backward's rstd input is the one the
-// reference's forward computes for the case's input (Values::derived), as in training.
+// output_mask), and layer_norm (output, mean, rstd) and layer_norm_backward (grad_input,
+// grad_weight, grad_bias) on the same shapes: with and without weight (and bias) and eps, one and
+// two normalized dims, size 1, empty, long rows, transposed, sliced and expanded inputs. The
+// backward's statistics (rstd; layer_norm's mean too) are the ones the reference's forward
+// computes for the case's input (Values::derived), as in training.
 #include <xd/ops.hpp>
 
 #include "helpers.hpp"
@@ -33,34 +35,48 @@ std::vector<Norm> norms(bool quick) {
   return ns;
 }
 
-void rms_norm_cases(CaseList& l, bool backward) {
-  std::vector<std::array<bool, 2>> masks = {{true, true}};
-  if (backward) masks = {{true, true}, {true, false}, {false, true}};
+// layer: layer_norm's cases (a bias beside the weight where the case has eps too, and the mean
+// beside rstd), else rms_norm's.
+void norm_cases(CaseList& l, bool backward, bool layer) {
+  using Mask = std::array<bool, 3>;
+  std::vector<Mask> masks = {{true, true, true}};
+  if (backward) masks = {{true, true, true}, {true, false, false}, {false, true, true}};
   for (const Norm& n : norms(l.quick)) {
     for (const auto& mask : masks) {
       if (backward && !n.weight && !mask[0]) continue;
+      const bool bias = layer && n.weight && n.eps;
       const bool ex = n.l == Layout::expanded;
       Shape stored = n.s;
       if (ex) stored[0] = 1;
       std::string v = (ex ? expanded_text(stored, n.s) : shape_text(n.s) + layout_suffix(usable(n.l, n.s))) + ".n" +
-                      shape_text(n.norm) + (n.weight ? ".w" : "") + (n.eps ? ".eps" : "");
-      if (backward) v += std::string(".m") + (mask[0] ? "1" : "0") + (mask[1] ? "1" : "0");
+                      shape_text(n.norm) + (n.weight ? ".w" : "") + (bias ? ".b" : "") + (n.eps ? ".eps" : "");
+      if (backward)
+        v += std::string(".m") + (mask[0] ? "1" : "0") + (mask[1] ? "1" : "0") + (layer ? (mask[2] ? "1" : "0") : "");
       Case& c = l.add(v);
       int64_t len = numel(n.norm);
       InputSpec x = ex ? expanded_input("input", l.dtype, stored, n.s) : input("input", l.dtype, n.s, usable(n.l, n.s));
       InputSpec w = ranged_input("weight", l.dtype, n.norm, 0.5, 1.5);
       w.values = Values::positive;
       w.absent = !n.weight;
+      InputSpec b = ranged_input("bias", l.dtype, n.norm, -1, 1);
+      b.absent = !bias;
       if (backward) {
         InputSpec g = ranged_input("grad_out", l.dtype, n.s, -1, 1);
         Shape rs = n.s;
         for (size_t i = n.s.size() - n.norm.size(); i < n.s.size(); ++i) rs[i] = 1;
         InputSpec r = input("rstd", l.dtype == Dtype::f64 ? Dtype::f64 : Dtype::f32, rs);
         r.values = Values::derived;
-        c.inputs = {g, x, r, w};
+        InputSpec m = r;
+        m.name = "mean";
+        if (layer)
+          c.inputs = {g, x, m, r, w, b};
+        else
+          c.inputs = {g, x, r, w};
         c.attrs.output_mask = mask;
         // grad_weight sums over every row as well.
         len = std::max<int64_t>(len, numel(n.s) / std::max<int64_t>(1, numel(n.norm)));
+      } else if (layer) {
+        c.inputs = {x, w, b};
       } else {
         c.inputs = {x, w};
       }
@@ -90,6 +106,19 @@ void rms_norm_cases(CaseList& l, bool backward) {
     c.attrs.reduction_length = 96;
   }
   if (backward) return;
+  if (layer) {
+    // NaN, +-Inf, +-0 in a row make it NaN throughout; the other rows stay finite.
+    Case& c = l.add("special." + shape_text({6, 64}) + ".w.b.eps");
+    InputSpec x = input("input", l.dtype, {6, 64});
+    x.values = Values::special;
+    InputSpec w = ranged_input("weight", l.dtype, {64}, 0.5, 1.5);
+    w.values = Values::positive;
+    c.inputs = {x, w, ranged_input("bias", l.dtype, {64}, -1, 1)};
+    c.attrs.normalized_shape = {64};
+    c.attrs.eps = 1e-5;
+    c.attrs.reduction_length = 64;
+    return;
+  }
   // NaN, +-Inf, +-0, values near the dtype's largest (whose squares pass f32's range: rstd 0, as
   // PyTorch's f32 statistics give) and tiny ones, in short and long rows; and (f32, bf16) "huge"
   // rows whose squares fit f32 but whose sum of squares does not: rstd 0 again.
@@ -116,6 +145,16 @@ void rms_norm_cases(CaseList& l, bool backward) {
   }
 }
 
+// A backward's output_mask of `count` booleans (the rest stay true).
+bool read_output_mask(const std::string& key, const nlohmann::json& v, Attrs& a, size_t count) {
+  if (key != "output_mask") return false;
+  bool ok = v.is_array() && v.size() == count;
+  for (size_t i = 0; ok && i < count; ++i) ok = v[i].is_boolean();
+  if (!ok) throw std::invalid_argument("expected " + std::to_string(count) + " booleans, got " + json_value_text(v));
+  for (size_t i = 0; i < count; ++i) a.output_mask[i] = v[i].get<bool>();
+  return true;
+}
+
 bool read_normalized_shape(const std::string& key, const nlohmann::json& v, Attrs& a) {
   if (key != "normalized_shape") return false;
   a.normalized_shape = int_list(v);
@@ -125,13 +164,14 @@ bool read_normalized_shape(const std::string& key, const nlohmann::json& v, Attr
 struct NormOp {
   const char* name;
   bool backward;
+  bool layer;  // layer_norm's, else rms_norm's
   std::vector<Tensor> (*call)(const OpCall& c);
   // The attribute besides normalized_shape: rms_norm's eps, the backward's output_mask.
   bool (*golden_attr)(const std::string& key, const nlohmann::json& v, Attrs& a);
 };
 
 const NormOp norm_ops[] = {
-    {"rms_norm", false,
+    {"rms_norm", false, false,
      [](const OpCall& c) -> std::vector<Tensor> {
        auto [y, rstd] = rms_norm(c.input(0), c.attrs.normalized_shape, c.optional_input(1), c.attrs.eps);
        return {y, rstd};
@@ -141,35 +181,55 @@ const NormOp norm_ops[] = {
        if (!v.is_null()) a.eps = strict_get<double>(v);  // null: the accumulation type's machine epsilon
        return true;
      }},
-    {"rms_norm_backward", true,
+    {"rms_norm_backward", true, false,
      [](const OpCall& c) -> std::vector<Tensor> {
+       const auto& m = c.attrs.output_mask;
        auto [grad_input, grad_weight] = rms_norm_backward(c.input(0), c.input(1), c.attrs.normalized_shape, c.input(2),
-                                                          c.optional_input(3), c.attrs.output_mask);
+                                                          c.optional_input(3), {m[0], m[1]});
        return {grad_input, grad_weight};
      },
+     [](const std::string& key, const nlohmann::json& v, Attrs& a) { return read_output_mask(key, v, a, 2); }},
+    {"layer_norm", false, true,
+     [](const OpCall& c) -> std::vector<Tensor> {
+       auto [y, mean, rstd] = layer_norm(c.input(0), c.attrs.normalized_shape, c.optional_input(1), c.optional_input(2),
+                                         c.attrs.eps.value_or(1e-5));
+       return {y, mean, rstd};
+     },
      [](const std::string& key, const nlohmann::json& v, Attrs& a) {
-       if (key != "output_mask") return false;
-       if (!v.is_array() || v.size() != 2 || !v[0].is_boolean() || !v[1].is_boolean())
-         throw std::invalid_argument("expected two booleans, got " + json_value_text(v));
-       a.output_mask = {v[0].get<bool>(), v[1].get<bool>()};
+       if (key != "eps") return false;
+       a.eps = strict_get<double>(v);
        return true;
      }},
+    {"layer_norm_backward", true, true,
+     [](const OpCall& c) -> std::vector<Tensor> {
+       auto [grad_input, grad_weight, grad_bias] =
+           layer_norm_backward(c.input(0), c.input(1), c.attrs.normalized_shape, c.input(2), c.input(3),
+                               c.optional_input(4), c.optional_input(5), c.attrs.output_mask);
+       return {grad_input, grad_weight, grad_bias};
+     },
+     [](const std::string& key, const nlohmann::json& v, Attrs& a) { return read_output_mask(key, v, a, 3); }},
 };
 
 class RmsNormFamily final : public TableFamily<NormOp> {
  public:
-  RmsNormFamily() : TableFamily(norm_ops, [](const NormOp& op, CaseList& l) { rms_norm_cases(l, op.backward); }) {}
+  RmsNormFamily()
+      : TableFamily(norm_ops, [](const NormOp& op, CaseList& l) { norm_cases(l, op.backward, op.layer); }) {}
 
   std::vector<Tensor> invoke(const OpCall& call) const override { return entry(call.schema.name).call(call); }
 
-  // Outputs sum over the normalized size (grad_weight over every row).
+  // Outputs sum over the normalized size (grad_weight and grad_bias over every row).
   Tolerance tolerance(const Case& c, size_t, Dtype out) const override { return summed_tolerance(c, out); }
 
-  // The backward's rstd: what the reference's forward computes for `input` (input 1); it does
-  // not depend on the weight.
-  Tensor derived_input(const Case& c, size_t, const std::vector<std::optional<Tensor>>& made) const override {
+  // The backward's statistics: what the reference's forward computes for `input` (input 1); they
+  // do not depend on the weight. rms_norm_backward's rstd is input 2; layer_norm_backward's mean
+  // and rstd are inputs 2 and 3.
+  Tensor derived_input(const Case& c, size_t i, const std::vector<std::optional<Tensor>>& made) const override {
     const Tensor& x = *made.at(1);
-    return std::get<1>(rms_norm(x, c.attrs.normalized_shape, std::nullopt, c.attrs.eps)).contiguous();
+    if (!entry(c.schema.name).layer)
+      return std::get<1>(rms_norm(x, c.attrs.normalized_shape, std::nullopt, c.attrs.eps)).contiguous();
+    auto [y, mean, rstd] =
+        layer_norm(x, c.attrs.normalized_shape, std::nullopt, std::nullopt, c.attrs.eps.value_or(1e-5));
+    return (i == 2 ? mean : rstd).contiguous();
   }
 
   bool read_golden_attr(const std::string& op, const std::string& key, const nlohmann::json& value, Attrs& attrs,
