@@ -79,6 +79,9 @@ const std::array<OpSchema, kOpCount>& schemas() {
       {XD_OP_ROUND, "round", OpKind::unary, {"self"}, {"out"}, meta_unary, at<RoundAttrs, xd_attrs_round>()},
       {XD_OP_INDEX_SELECT, "index_select", OpKind::index_select, {"self", "index"}, {"out"}, meta_index_select,
        at<DimAttrs, xd_attrs_dim>()},
+      {XD_OP_SCALED_DOT_PRODUCT_ATTENTION, "scaled_dot_product_attention", OpKind::attention,
+       {"query", "key", "value", "attn_mask"}, {"out"}, meta_attention, at<AttentionAttrs, xd_attrs_attention>(),
+       0b1000, 0},
   }};
   // clang-format on
   return s;
@@ -127,6 +130,7 @@ const char* op_kind_name(OpKind kind) noexcept {
     case OpKind::csr_addmm: return "csr_addmm";
     case OpKind::csr_to_dense: return "csr_to_dense";
     case OpKind::index_select: return "index_select";
+    case OpKind::attention: return "attention";
     case OpKind::weight_int4_mm: return "weight_int4_mm";
     case OpKind::quantize_int4: return "quantize_int4";
   }

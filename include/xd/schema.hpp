@@ -36,6 +36,7 @@ enum class OpKind {
   csr_addmm,          // (self?, crow, col, values, mat2) -> beta*self + alpha*csr@mat2 (sparse.hpp)
   csr_to_dense,       // (crow, col, values) -> out (sparse.hpp: SparseCsr::to_dense)
   index_select,       // (self, index 1-d) -> out along dim
+  attention,          // (query, key, value, attn_mask?) -> out
 };
 const char* op_kind_name(OpKind kind) noexcept;
 

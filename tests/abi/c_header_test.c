@@ -51,7 +51,11 @@ int main(void) {
   if (XD_OP_CLAMP != 46 || XD_OP_FLOOR != 47 || XD_OP_ROUND != 48) return 1;
   /* ... and index_select (49), which takes xd_attrs_dim. */
   if (XD_OP_INDEX_SELECT != 49 || XD_OP_COUNT_V1_4 != 50) return 1;
-  if (XD_OP_COUNT_LATEST != XD_OP_COUNT_V1_4) return 1;
+  /* ABI 1.5 appended scaled_dot_product_attention (50), which takes xd_attrs_attention. */
+  if (XD_ABI_MINOR < 5) return 1;
+  if (XD_OP_SCALED_DOT_PRODUCT_ATTENTION != 50 || XD_OP_COUNT_V1_5 != 51) return 1;
+  if (XD_OP_COUNT_LATEST != XD_OP_COUNT_V1_5) return 1;
+  if (offsetof(xd_attrs_attention, is_causal) < offsetof(xd_attrs_attention, scale)) return 1;
   if (offsetof(xd_attrs_clamp, int_min) < offsetof(xd_attrs_clamp, real_max)) return 1;
   if (sizeof(((xd_attrs_round*)0)->decimals) != 8) return 1;
   if (XD_DTYPE_COUNT_V1 != 11 || XD_OP_COUNT_V1 != 38 || XD_OP_COUNT_V1_1 != 44) return 1;

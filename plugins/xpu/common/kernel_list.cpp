@@ -102,6 +102,10 @@ constexpr entry kList[] = {
     kernel(XD_OP_INT_MM, "int_mm", DtypeSet{XD_DTYPE_I8}, "quant_mm", run_int_mm, {"xd_int_mm"}),
     kernel(XD_OP_SCALED_MM, "scaled_mm", dtypes::fp8, "quant_mm", run_scaled_mm, {"xd_scaled_mm"}),
     kernel(XD_OP_INDEX_SELECT, "index_select", dtypes::all, "indexing", run_index_select, {"xd_index_select"}),
+    {{XD_OP_SCALED_DOT_PRODUCT_ATTENTION, "scaled_dot_product_attention", kFloat, run_attention, nullptr,
+      check_attention},
+     "attention",
+     {"xd_attention"}},
 };
 
 }  // namespace

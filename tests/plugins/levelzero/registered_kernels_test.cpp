@@ -96,7 +96,7 @@ TEST(LevelZeroRegistration, CoversEveryOpOfTheOpenclPlugin) {
   std::set<std::string> expected = {"sum",  "mean",     "amax",      "amin", "argmax", "softmax", "log_softmax",
                                     "rms_norm", "rms_norm_backward", "mm", "addmm", "bmm", "baddbmm",
                                     "int_mm", "scaled_mm", "weight_int4_mm", "quantize_int4", "csr_addmm",
-                                    "csr_to_dense", "index_select"};
+                                    "csr_to_dense", "index_select", "scaled_dot_product_attention"};
   const std::set<op_dtype> ocl = backend_pairs("opencl");
   for (const std::string& op : ops_of(ocl)) expected.insert(op);
   const std::set<std::string> have = ops_of(l0);
