@@ -86,6 +86,11 @@ struct LayerNormBackwardAttrs {
 struct ScaledMmAttrs {
   Dtype out_dtype = Dtype::bf16;
 };
+struct AttentionAttrs {  // scaled_dot_product_attention
+  bool is_causal = false;
+  std::optional<double> scale;  // default 1/sqrt(E)
+};
+
 struct Int4Attrs {  // weight_int4_mm, quantize_int4
   int64_t group_size = 0;
 };

@@ -49,6 +49,7 @@ union KernelAttrs {
   xd_attrs_int4 int4;
   xd_attrs_clamp clamp;
   xd_attrs_round round;
+  xd_attrs_attention attention;
 };
 
 struct MetaResult {

@@ -85,6 +85,9 @@ const std::array<OpSchema, kOpCount>& schemas() {
        {"grad_out", "input", "mean", "rstd", "weight", "bias"}, {"grad_input", "grad_weight", "grad_bias"},
        meta_layer_norm_backward, at<LayerNormBackwardAttrs, xd_attrs_layer_norm_backward>(), 0b110000, 0b111},
       {XD_OP_GATHER, "gather", OpKind::gather, {"self", "index"}, {"out"}, meta_gather, at<DimAttrs, xd_attrs_dim>()},
+      {XD_OP_SCALED_DOT_PRODUCT_ATTENTION, "scaled_dot_product_attention", OpKind::attention,
+       {"query", "key", "value", "attn_mask"}, {"out"}, meta_attention, at<AttentionAttrs, xd_attrs_attention>(),
+       0b1000, 0},
   }};
   // clang-format on
   return s;
@@ -136,6 +139,7 @@ const char* op_kind_name(OpKind kind) noexcept {
     case OpKind::layer_norm: return "layer_norm";
     case OpKind::layer_norm_backward: return "layer_norm_backward";
     case OpKind::gather: return "gather";
+    case OpKind::attention: return "attention";
     case OpKind::weight_int4_mm: return "weight_int4_mm";
     case OpKind::quantize_int4: return "quantize_int4";
   }

@@ -146,6 +146,23 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim = 0);
 // (cat of each unsqueezed at dim). Errors: those of cat, and ShapeError when shapes differ.
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim = 0);
 
+// ------------------------------------------------------------------ attention
+// torch.nn.functional.scaled_dot_product_attention (no dropout), one fused kernel:
+// softmax(query @ key^T * scale + attn_mask) @ value for query [..., L, E], key [..., S, E],
+// value [..., S, Ev] -> [..., L, Ev] of query's dtype. The leading (batch, head) dims broadcast
+// among the three; attn_mask, bool (true: takes part) or of query's dtype (added to the scores),
+// broadcasts to [..., L, S] without growing the batch. scale defaults to 1/sqrt(E). is_causal
+// keeps key j for query i only when j <= i (torch.tril(torch.ones(L, S))). f64 f32 f16 bf16,
+// accumulated in f32 (f64 for f64) and rounded once. A row whose every key is masked is NaN (as
+// PyTorch's math path); S = 0 gives zeros. Errors: ShapeError for a rank below 2, E or S that
+// differ, leading dims or a mask that do not broadcast; DtypeError for a non-floating query,
+// key/value of another dtype, a mask neither bool nor query's dtype; ValueError for is_causal
+// with attn_mask; DeviceError for operands on two devices; NotImplementedError where a backend
+// declines (the XPU kernel holds head dims up to 128).
+Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
+                                    const std::optional<Tensor>& attn_mask = std::nullopt, bool is_causal = false,
+                                    std::optional<double> scale = std::nullopt);
+
 // ------------------------------------------------------------------ matmul (f64 f32 f16 bf16)
 Tensor mm(const Tensor& a, const Tensor& b);
 Tensor addmm(const Tensor& input, const Tensor& a, const Tensor& b, double beta = 1.0, double alpha = 1.0);

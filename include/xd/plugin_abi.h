@@ -202,7 +202,24 @@ typedef enum xd_op {
                                    an i32 index to i64 and checks every entry is in [0, a.size(dim)) before the
                                    launch (negative entries are errors); a kernel given an entry outside anyway must
                                    not read a with it and writes zero bytes for that element. */
-  XD_OP_COUNT_V1_5 = 53         /* one past the last op of ABI 1.5 */
+  /* ABI 1.5. Fused attention. */
+  XD_OP_SCALED_DOT_PRODUCT_ATTENTION = 53, /* [q [B,L,E], k [B,S,E], v [B,S,Ev], mask? [B,L,S]] -> [out [B,L,Ev]]
+                                   (xd_attrs_attention) torch.nn.functional.scaled_dot_product_attention without
+                                   dropout: out[b,i,:] = softmax_j(s[b,i,j]) @ v[b,:,:] with
+                                   s[b,i,j] = scale * dot(q[b,i,:], k[b,j,:]) + mask[b,i,j]. Keyed on q's dtype
+                                   (f64 f32 f16 bf16); k, v, mask and out have it too. The host broadcasts and
+                                   flattens the leading dims into B (any strides, 0 included, in every view),
+                                   turns a bool mask into an additive one (0 where true, -inf where false), and
+                                   passes scale already defaulted (1/sqrt(E); 0 when E = 0, as PyTorch's math path
+                                   gives every score 0 then). is_causal: key j takes part in row i only when
+                                   j <= i (top-left aligned tril(ones(L, S))); a kernel may skip the others; the
+                                   host never passes a mask with it. Accumulation in CT (f32 for f16/bf16, f64 for
+                                   f64): each dot product, the softmax statistics (maximum subtracted before exp)
+                                   and the weighted sum of v, rounded once to the dtype. A row whose maximum is not
+                                   finite (every key masked, a NaN or +inf score) is NaN throughout; S = 0 gives
+                                   zeros (the composed formula's empty sum). The order of the sums is the kernel's
+                                   (an online softmax over key tiles may rescale). */
+  XD_OP_COUNT_V1_5 = 54         /* one past the last op of ABI 1.5 */
 } xd_op;
 
 /* One past the last op of the newest ABI minor this header declares: what a host of this header
@@ -296,6 +313,13 @@ typedef struct xd_attrs_round {
   size_t struct_size;
   int64_t decimals;
 } xd_attrs_round;
+
+/* ABI 1.5. XD_OP_SCALED_DOT_PRODUCT_ATTENTION: the scale already defaulted by the host. */
+typedef struct xd_attrs_attention {
+  size_t struct_size;
+  double scale;
+  int32_t is_causal; /* 1: key j takes part in query row i only when j <= i */
+} xd_attrs_attention;
 
 /* ---------------------------------------------------------------- tensors as kernels see them */
 /* A strided view of device memory. `handle` is the plugin's own allocation handle (a host pointer

@@ -40,6 +40,7 @@ enum class OpKind {
   // (grad_out, input, mean, rstd, weight?, bias?) -> (grad_input?, grad_weight?, grad_bias?)
   layer_norm_backward,
   gather,             // (self, index of self's rank) -> out of index's shape along dim
+  attention,          // (query, key, value, attn_mask?) -> out
 };
 const char* op_kind_name(OpKind kind) noexcept;
 

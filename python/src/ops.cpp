@@ -332,6 +332,20 @@ void bind_ops(py::module_& m) {
       "log_softmax", [](const Tensor& a, int64_t dim) { return xd::log_softmax(a, dim); }, py::arg("input"),
       py::arg("dim"), release_gil());
 
+  // torch.nn.functional.scaled_dot_product_attention's signature; dropout is not offered, so a
+  // nonzero dropout_p is a ValueError rather than silently ignored.
+  m.def(
+      "scaled_dot_product_attention",
+      [](const Tensor& q, const Tensor& k, const Tensor& v, std::optional<Tensor> attn_mask, double dropout_p,
+         bool is_causal, std::optional<double> scale) {
+        if (dropout_p != 0.0)
+          throw xd::ValueError("scaled_dot_product_attention: dropout_p must be 0 (xdispatch offers no dropout), got " +
+                               std::to_string(dropout_p));
+        return xd::scaled_dot_product_attention(q, k, v, attn_mask, is_causal, scale);
+      },
+      py::arg("query"), py::arg("key"), py::arg("value"), py::arg("attn_mask") = py::none(), py::arg("dropout_p") = 0.0,
+      py::arg("is_causal") = false, py::kw_only(), py::arg("scale") = py::none(), release_gil());
+
   // ---------------------------------------------------------------- matmul
   m.def("mm", &xd::mm, py::arg("input"), py::arg("mat2"), release_gil());
   m.def("bmm", &xd::bmm, py::arg("input"), py::arg("mat2"), release_gil());

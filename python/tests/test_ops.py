@@ -240,6 +240,44 @@ def test_index_select_embedding_errors_match_torch_kinds():
         xd.embedding(xd.from_numpy(np.array([0], dtype=np.int64)), a, padding_idx=2)
 
 
+def _sdpa_reference(q, k, v, mask=None, is_causal=False, scale=None):
+    # torch 1.13 has no F.scaled_dot_product_attention: PyTorch 2's math path, in f64.
+    q, k, v = q.double(), k.double(), v.double()
+    s = q @ k.transpose(-2, -1) * (1 / math.sqrt(q.shape[-1]) if scale is None else scale)
+    if is_causal:
+        s = s.masked_fill(~torch.ones(q.shape[-2], k.shape[-2], dtype=torch.bool).tril(), -math.inf)
+    if mask is not None:
+        s = s + (torch.zeros(mask.shape, dtype=torch.float64).masked_fill(~mask, -math.inf)
+                 if mask.dtype == torch.bool else mask.double())
+    return torch.softmax(s, -1) @ v
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", [xd.float32, xd.float16, xd.bfloat16])
+def test_scaled_dot_product_attention_matches_torch(device, dtype):
+    g = torch.Generator().manual_seed(11)
+    td = TORCH_DTYPE[dtype]
+    q = torch.randn(2, 3, 37, 16, generator=g).to(td)
+    k = torch.randn(2, 1, 45, 16, generator=g).to(td)  # one head, broadcast
+    v = torch.randn(2, 3, 45, 8, generator=g).to(td)
+    bmask = torch.rand(37, 45, generator=g) > 0.3
+    fmask = torch.randn(2, 1, 37, 45, generator=g).to(td)
+    xq, xk, xv = (to_xd(t, device) for t in (q, k, v))
+    for kwargs, mask in [({}, None), ({"is_causal": True}, None), ({"scale": 0.3}, None), ({}, bmask), ({}, fmask)]:
+        got = xd.scaled_dot_product_attention(xq, xk, xv, None if mask is None else to_xd(mask, device), **kwargs)
+        assert_close(got, _sdpa_reference(q, k, v, mask, **kwargs).to(td))
+
+
+def test_scaled_dot_product_attention_errors_match_torch_kinds():
+    q = xd.ones((2, 4))
+    with pytest.raises(ValueError, match="attn_mask and is_causal cannot both be set"):
+        xd.scaled_dot_product_attention(q, q, q, xd.ones((2, 2), dtype=xd.bool), is_causal=True)
+    with pytest.raises(ValueError, match="dropout_p must be 0"):
+        xd.scaled_dot_product_attention(q, q, q, dropout_p=0.1)
+    with pytest.raises(TypeError, match="'query' is f32 but 'key' is f16"):
+        xd.scaled_dot_product_attention(q, xd.ones((2, 4), dtype=xd.float16), q)
+
+
 @pytest.mark.parametrize("approximate", ["none", "tanh"])
 @pytest.mark.parametrize("device,dtype,layout", cases([xd.float32, xd.float64], LAYOUTS[:2]))
 def test_gelu_matches_torch(approximate, device, dtype, layout):

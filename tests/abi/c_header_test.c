@@ -52,12 +52,14 @@ int main(void) {
   if (XD_OP_CLAMP != 46 || XD_OP_FLOOR != 47 || XD_OP_ROUND != 48) return 1;
   /* ... and index_select (49), which takes xd_attrs_dim. */
   if (XD_OP_INDEX_SELECT != 49 || XD_OP_COUNT_V1_4 != 50) return 1;
-  /* ABI 1.5 appended layer_norm (50, xd_attrs_rms_norm), layer_norm_backward (51) and gather (52,
-   * xd_attrs_dim). */
+  /* ABI 1.5 appended layer_norm (50, xd_attrs_rms_norm), layer_norm_backward (51), gather (52,
+   * xd_attrs_dim) and scaled_dot_product_attention (53, xd_attrs_attention). */
   if (XD_ABI_MINOR < 5) return 1;
   if (XD_OP_LAYER_NORM != 50 || XD_OP_LAYER_NORM_BACKWARD != 51 || XD_OP_GATHER != 52) return 1;
-  if (XD_OP_COUNT_V1_5 != 53 || XD_OP_COUNT_LATEST != XD_OP_COUNT_V1_5) return 1;
+  if (XD_OP_SCALED_DOT_PRODUCT_ATTENTION != 53) return 1;
+  if (XD_OP_COUNT_V1_5 != 54 || XD_OP_COUNT_LATEST != XD_OP_COUNT_V1_5) return 1;
   if (sizeof(((xd_attrs_layer_norm_backward*)0)->output_mask) != 3 * sizeof(int32_t)) return 1;
+  if (offsetof(xd_attrs_attention, is_causal) < offsetof(xd_attrs_attention, scale)) return 1;
   if (offsetof(xd_attrs_clamp, int_min) < offsetof(xd_attrs_clamp, real_max)) return 1;
   if (sizeof(((xd_attrs_round*)0)->decimals) != 8) return 1;
   if (XD_DTYPE_COUNT_V1 != 11 || XD_OP_COUNT_V1 != 38 || XD_OP_COUNT_V1_1 != 44) return 1;

@@ -14,6 +14,7 @@ Needs torch and numpy (Debian: python3-torch python3-numpy). A new op gets one e
 its name (xdispatch's and torch's), how to draw its inputs and call it, and its tolerance.
 """
 import json
+import math
 import os
 import sys
 
@@ -347,6 +348,54 @@ def layer_norm_backward_cases():
     return cases
 
 
+def sdpa_reference(t, causal, scale):
+    """PyTorch 2's math path of scaled_dot_product_attention in f64, cast to the case's dtype."""
+    q, k, v = (t[n].double() for n in ("query", "key", "value"))
+    s = q @ k.transpose(-2, -1) * (1 / math.sqrt(q.shape[-1]) if scale is None else scale)
+    if causal:
+        s = s.masked_fill(~torch.ones(q.shape[-2], k.shape[-2], dtype=torch.bool).tril(), float("-inf"))
+    if "attn_mask" in t:
+        m = t["attn_mask"]
+        s = s + (torch.zeros(m.shape, dtype=torch.float64).masked_fill(~m, float("-inf"))
+                 if m.dtype == torch.bool else m.double())
+    return (torch.softmax(s, -1) @ v).to(t["query"].dtype)
+
+
+def sdpa_cases():
+    """scaled_dot_product_attention. torch 1.13 has no F.scaled_dot_product_attention, so the
+    expected output is its math path composed of torch ops in f64 (sdpa_reference:
+    softmax(q @ k^T * scale + mask) @ v, a bool mask as 0 / -inf, is_causal as tril(ones(L, S))),
+    cast once to the case's dtype. L != S, E != Ev, causal with L > S, bool masks (3 keys: rows
+    with every key masked, NaN) and a float mask broadcast, broadcast leading dims, an explicit
+    scale, S = 0 (zeros)."""
+    rows = [  # query, key, value, (mask shape, bool?) or None, is_causal, scale
+        ([5, 8], [7, 8], [7, 3], None, False, None),
+        ([2, 3, 33, 16], [2, 3, 45, 16], [2, 3, 45, 24], None, False, None),
+        ([2, 40, 8], [2, 40, 8], [2, 40, 8], None, True, None),
+        ([1, 20, 8], [1, 9, 8], [1, 9, 4], None, True, None),
+        ([2, 9, 8], [2, 3, 8], [2, 3, 5], ([2, 9, 3], True), False, None),
+        ([2, 2, 17, 8], [2, 2, 20, 8], [2, 2, 20, 8], ([17, 20], True), False, None),
+        ([2, 2, 17, 8], [2, 2, 20, 8], [2, 2, 20, 8], ([2, 1, 17, 20], False), False, 0.3),
+        ([2, 1, 6, 8], [1, 3, 9, 8], [1, 3, 9, 8], None, False, None),
+        ([2, 4, 8], [2, 0, 8], [2, 0, 4], None, False, None),
+    ]
+    tol = {"f64": 1e-10, "f32": 2e-5, "f16": 4e-3, "bf16": 3e-2}
+    cases = []
+    for dtype in ["f32", "f64", "f16", "bf16"]:
+        for i, (qs, ks, vs, mask, causal, scale) in enumerate(rows):
+            inputs = {"query": (qs, dtype, False, -2.0, 2.0), "key": (ks, dtype, False, -2.0, 2.0),
+                      "value": (vs, dtype, False)}
+            if mask:
+                inputs["attn_mask"] = (mask[0], "bool" if mask[1] else dtype, False)
+            cases.append({"op": "scaled_dot_product_attention", "dtype": dtype, "index": i,
+                          "attrs": {"is_causal": causal, "scale": scale}, "inputs": inputs,
+                          "call": lambda t, c=causal, s=scale: {"out": sdpa_reference(t, c, s)},
+                          "rtol": tol[dtype], "atol": tol[dtype],
+                          "note": "expected: softmax(q @ k^T * scale + mask) @ v in f64 by torch ops (torch 1.13 "
+                                  "lacks F.scaled_dot_product_attention)"})
+    return cases
+
+
 # One entry per op: the cases it contributes ("graph": the fixed graphs of xd-conform --compiled).
 CASES = {
     "maximum": lambda: binary_cases("maximum", torch.maximum),
@@ -358,6 +407,7 @@ CASES = {
     "layer_norm": layer_norm_cases,
     "layer_norm_backward": layer_norm_backward_cases,
     "gather": gather_cases,
+    "scaled_dot_product_attention": sdpa_cases,
     "graph": graph_cases,
 }
 

@@ -663,4 +663,62 @@ TEST(BadIndex, EmbeddingIndexOutOfRange) {
                         "index 4 (at position 2) is out of range for dim 0 of size 4");
 }
 
+// ------------------------------------------------------------------ scaled_dot_product_attention
+
+xd::Tensor sdpa(const xd::Tensor& q, const xd::Tensor& k, const xd::Tensor& v,
+                const std::optional<xd::Tensor>& mask = std::nullopt, bool causal = false) {
+  return xd::scaled_dot_product_attention(q, k, v, mask, causal);
+}
+
+TEST(BadShape, AttentionOperandBelowRankTwo) {
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, sdpa(f32({4}), f32({5, 4}), f32({5, 3})), "scaled_dot_product_attention",
+                        "'query' must have at least 2 dims [..., L, E], got 1-d [4]");
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, sdpa(f32({2, 4}), f32({5, 4}), f32({})), "scaled_dot_product_attention",
+                        "'value' must have at least 2 dims [..., S, Ev], got 0-d []");
+}
+
+TEST(BadShape, AttentionEmbeddingOrLengthMismatch) {
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, sdpa(f32({2, 4}), f32({5, 3}), f32({5, 3})), "scaled_dot_product_attention",
+                        "'key' [5, 3] must have query's embedding size 4 in its last dim (query [2, 4])");
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, sdpa(f32({2, 4}), f32({5, 4}), f32({6, 3})), "scaled_dot_product_attention",
+                        "'value' [6, 3] must have key's length 5 in dim -2 (key [5, 4])");
+}
+
+TEST(BadShape, AttentionLeadingDimsDoNotBroadcast) {
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, sdpa(f32({2, 3, 4}), f32({3, 5, 4}), f32({3, 5, 4})),
+                        "scaled_dot_product_attention", "the leading (batch) dims of 'key' [3]",
+                        "do not broadcast with those of the other operands [2]");
+}
+
+TEST(BadShape, AttentionMaskDoesNotBroadcast) {
+  EXPECT_THROWS_EXACTLY(xd::ShapeError,
+                        sdpa(f32({2, 3, 4}), f32({2, 5, 4}), f32({2, 5, 4}), of({3, 4}, Dtype::boolean)),
+                        "scaled_dot_product_attention",
+                        "'attn_mask' [3, 4] does not broadcast to the attention weights' shape [2, 3, 5]");
+  // A mask may not grow the batch (PyTorch adds it in place).
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, sdpa(f32({3, 4}), f32({5, 4}), f32({5, 4}), f32({2, 3, 5})),
+                        "scaled_dot_product_attention", "'attn_mask' [2, 3, 5] does not broadcast");
+}
+
+TEST(BadDtype, AttentionDtypes) {
+  EXPECT_THROWS_EXACTLY(xd::DtypeError, sdpa(of({2, 4}, Dtype::i32), of({5, 4}, Dtype::i32), of({5, 4}, Dtype::i32)),
+                        "scaled_dot_product_attention", "argument 'query' has dtype i32");
+  EXPECT_THROWS_EXACTLY(xd::DtypeError, sdpa(f32({2, 4}), of({5, 4}, Dtype::f16), f32({5, 4})),
+                        "scaled_dot_product_attention", "'query' is f32 but 'key' is f16");
+  EXPECT_THROWS_EXACTLY(xd::DtypeError, sdpa(f32({2, 4}), f32({5, 4}), f32({5, 4}), of({2, 5}, Dtype::f64)),
+                        "scaled_dot_product_attention",
+                        "'attn_mask' has dtype f64, but it must be bool or query's dtype f32");
+}
+
+TEST(BadValue, AttentionCausalWithMask) {
+  EXPECT_THROWS_EXACTLY(xd::ValueError, sdpa(f32({2, 4}), f32({5, 4}), f32({5, 4}), of({2, 5}, Dtype::boolean), true),
+                        "scaled_dot_product_attention", "attn_mask and is_causal cannot both be set");
+}
+
+TEST(BadDevice, AttentionOperandsOnTwoDevices) {
+  const xd::Device stub = stub_device();
+  EXPECT_THROWS_EXACTLY(xd::DeviceError, sdpa(f32({2, 4}), f32_on(stub, {5, 4}), f32({5, 4})),
+                        "scaled_dot_product_attention", "'query' is on cpu:0 but 'key' is on stubdev:0");
+}
+
 }  // namespace

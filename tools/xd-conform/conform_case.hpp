@@ -76,6 +76,8 @@ struct Attrs {
   Dtype out_dtype = Dtype::bf16;      // scaled_mm
   int64_t reduction_length = 1;       // how many terms each output sums over (tolerance scale)
   Dtype index_dtype = Dtype::i64;     // csr ops: the CSR operand's index dtype
+  bool is_causal = false;             // scaled_dot_product_attention
+  std::optional<double> scale;        // scaled_dot_product_attention (nullopt: 1/sqrt(E))
 };
 
 struct Case {

@@ -106,6 +106,10 @@ constexpr entry kList[] = {
     kernel(XD_OP_SCALED_MM, "scaled_mm", dtypes::fp8, "quant_mm", run_scaled_mm, {"xd_scaled_mm"}),
     kernel(XD_OP_INDEX_SELECT, "index_select", dtypes::all, "indexing", run_index_select, {"xd_index_select"}),
     kernel(XD_OP_GATHER, "gather", dtypes::all, "indexing", run_gather, {"xd_gather"}),
+    {{XD_OP_SCALED_DOT_PRODUCT_ATTENTION, "scaled_dot_product_attention", kFloat, run_attention, nullptr,
+      check_attention},
+     "attention",
+     {"xd_attention"}},
 };
 
 }  // namespace

@@ -31,5 +31,8 @@ xd_status run_scaled_mm(const xd_kernel_call* c);
 xd_status run_csr(const xd_kernel_call* c);  // sparse.cpp: csr_addmm, csr_to_dense
 xd_status run_index_select(const xd_kernel_call* c);  // indexing.cpp
 xd_status run_gather(const xd_kernel_call* c);        // indexing.cpp
+xd_status run_attention(const xd_kernel_call* c);     // attention.cpp
+// attention.cpp: check_device, and declines head dims the fused kernel cannot hold.
+int32_t check_attention(const xd_kernel_call* c, char* reason, size_t reason_size);
 
 }  // namespace xd::xpu

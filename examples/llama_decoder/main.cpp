@@ -1,0 +1,263 @@
+// One LLaMA decoder layer on whichever device XD_BACKEND selects, checked against PyTorch:
+//   h   = x + Wo · attention(rope(Wq · n), rope(Wk · n), Wv · n), n = rms_norm(x)   (causal)
+//   out = h + W2 · (silu(W1 · m) * (W3 · m)),                       m = rms_norm(h)
+// rope is the rotate-half rotary embedding; attention is scaled_dot_product_attention over the
+// heads. The weights are f32, or quantised in the library first: int8 weight-only (TorchAO's
+// recipe, xd::quantize_int8 + weight_int8_mm) or int4 (xd::quantize_int4 + weight_int4_mm).
+//
+// The weights, the input and PyTorch's outputs (float64, for each weight format) come from
+// make_golden.py beside this file, as raw little-endian f32 files in golden/ (config.txt gives
+// the sizes), so the check is against another library, not against this one's CPU backend.
+//
+// Usage: llama_decoder [--weights f32|int8|int4] [--iterations N] [GOLDEN_DIR]
+// Exit status: 0 when the result matches PyTorch's, 1 when it does not or on an error, 2 on a
+// usage error.
+#include <xd/xd.hpp>
+
+#include "../common/parse_arg.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#ifndef XD_LLAMA_GOLDEN_DIR
+#define XD_LLAMA_GOLDEN_DIR "golden"
+#endif
+
+namespace {
+
+using xd::Tensor;
+
+struct Config {
+  int64_t dim = 0, heads = 0, seq = 0, hidden = 0, group = 0;
+  double theta = 0, eps = 0;
+  int64_t head_dim() const { return dim / heads; }
+};
+
+// config.txt: "key value" lines; '#' starts a comment line. Every key must be there.
+Config read_config(const std::string& dir) {
+  const std::string path = dir + "/config.txt";
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot open " + path + " (run make_golden.py, or pass the golden directory)");
+  std::map<std::string, double> kv;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream ls(line);
+    std::string key;
+    double v = 0;
+    if (!(ls >> key >> v)) throw std::runtime_error(path + ": malformed line '" + line + "'");
+    kv[key] = v;
+  }
+  auto get = [&](const char* key) {
+    auto it = kv.find(key);
+    if (it == kv.end()) throw std::runtime_error(path + ": no '" + key + "'");
+    return it->second;
+  };
+  Config c;
+  c.dim = static_cast<int64_t>(get("dim"));
+  c.heads = static_cast<int64_t>(get("heads"));
+  c.seq = static_cast<int64_t>(get("seq"));
+  c.hidden = static_cast<int64_t>(get("hidden"));
+  c.group = static_cast<int64_t>(get("group"));
+  c.theta = get("theta");
+  c.eps = get("eps");
+  if (c.dim <= 0 || c.heads <= 0 || c.dim % c.heads != 0 || c.head_dim() % 2 != 0 || c.seq <= 0 || c.hidden <= 0)
+    throw std::runtime_error(path + ": sizes must be positive, dim a multiple of heads, head_dim even");
+  return c;
+}
+
+// A raw f32 file of exactly the shape's size, as a CPU tensor.
+Tensor read_f32(const std::string& dir, const std::string& name, xd::IntList shape) {
+  const std::string path = dir + "/" + name + ".f32";
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) throw std::runtime_error("cannot open " + path);
+  int64_t n = 1;
+  for (int64_t s : shape) n *= s;
+  const auto bytes = static_cast<int64_t>(in.tellg());
+  if (bytes != n * 4)
+    throw std::runtime_error(path + " has " + std::to_string(bytes) + " bytes, expected " + std::to_string(n * 4));
+  std::vector<float> v(static_cast<size_t>(n));
+  in.seekg(0);
+  in.read(reinterpret_cast<char*>(v.data()), bytes);
+  return xd::from_host(v.data(), xd::Dtype::f32, shape, xd::cpu());
+}
+
+enum class Format { f32, int8, int4 };
+
+// One linear layer y = x · W^T (W [out, in], nn.Linear's layout) in the chosen weight format.
+struct Linear {
+  Format format = Format::f32;
+  Tensor w;                       // f32 weight, or int8 codes, or packed int4
+  Tensor scales, zeros;           // int8: scales [out]; int4: scales and zeros [in/g, out]
+  int64_t group = 0;
+
+  Tensor operator()(const Tensor& x) const {
+    switch (format) {
+      case Format::f32: return xd::mm(x, w.t());
+      case Format::int8: return xd::weight_int8_mm(x, w, scales);
+      case Format::int4: return xd::weight_int4_mm(x, w, scales, zeros, group);
+    }
+    return {};
+  }
+};
+
+Linear make_linear(const Tensor& w, Format f, int64_t group) {
+  Linear l;
+  l.format = f;
+  l.group = group;
+  if (f == Format::f32) {
+    l.w = w;
+  } else if (f == Format::int8) {
+    std::tie(l.w, l.scales) = xd::quantize_int8(w);
+  } else {
+    std::tie(l.w, l.scales, l.zeros) = xd::quantize_int4(w, group);
+  }
+  return l;
+}
+
+struct Layer {
+  Config c;
+  Tensor attention_norm, ffn_norm;
+  Linear wq, wk, wv, wo, w1, w2, w3;
+  Tensor cos, sin;  // [seq, 1, head_dim]: broadcast over the heads
+};
+
+// The rotate-half tables: angle(p, i) = p * theta^(-2i/d) for i < d/2, repeated over both
+// halves; computed in double and rounded to f32 (as make_golden.py does).
+std::pair<Tensor, Tensor> rotary_tables(const Config& c, xd::Device dev) {
+  const int64_t d = c.head_dim();
+  std::vector<float> cs(static_cast<size_t>(c.seq * d)), sn(cs.size());
+  for (int64_t p = 0; p < c.seq; ++p)
+    for (int64_t i = 0; i < d; ++i) {
+      const double freq = std::pow(c.theta, -2.0 * static_cast<double>(i % (d / 2)) / static_cast<double>(d));
+      const double a = static_cast<double>(p) * freq;
+      cs[static_cast<size_t>(p * d + i)] = static_cast<float>(std::cos(a));
+      sn[static_cast<size_t>(p * d + i)] = static_cast<float>(std::sin(a));
+    }
+  return {xd::from_host(cs.data(), xd::Dtype::f32, {c.seq, 1, d}, xd::cpu()).to(dev),
+          xd::from_host(sn.data(), xd::Dtype::f32, {c.seq, 1, d}, xd::cpu()).to(dev)};
+}
+
+// x [seq, heads, head_dim]: x * cos + rotate_half(x) * sin, rotate_half(x) = [-x2, x1].
+Tensor rope(const Tensor& x, const Layer& l) {
+  const int64_t d = x.size(-1), half = d / 2;
+  const Tensor rotated = xd::cat({xd::neg(x.slice(-1, half, d)), x.slice(-1, 0, half)}, -1);
+  return xd::add(xd::mul(x, l.cos), xd::mul(rotated, l.sin));
+}
+
+Tensor decoder_layer(const Tensor& x, const Layer& l) {
+  const Config& c = l.c;
+  const Tensor n = std::get<0>(xd::rms_norm(x, {c.dim}, l.attention_norm, c.eps));
+  const std::vector<int64_t> heads = {c.seq, c.heads, c.head_dim()};
+  const Tensor q = rope(l.wq(n).view(heads), l), k = rope(l.wk(n).view(heads), l);
+  const Tensor v = l.wv(n).view(heads);
+  // [heads, seq, head_dim] views; the attention reads them strided.
+  const Tensor a = xd::scaled_dot_product_attention(q.transpose(0, 1), k.transpose(0, 1), v.transpose(0, 1),
+                                                    std::nullopt, /*is_causal=*/true);
+  const Tensor h = xd::add(x, l.wo(a.transpose(0, 1).reshape({c.seq, c.dim})));
+  const Tensor m = std::get<0>(xd::rms_norm(h, {c.dim}, l.ffn_norm, c.eps));
+  return xd::add(h, l.w2(xd::mul(xd::silu(l.w1(m)), l.w3(m))));
+}
+
+int usage(const char* why) {
+  std::fprintf(stderr, "llama_decoder: %s\nusage: llama_decoder [--weights f32|int8|int4] [--iterations N] [GOLDEN_DIR]\n",
+               why);
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string dir = XD_LLAMA_GOLDEN_DIR;
+  Format format = Format::f32;
+  std::string format_name = "f32";
+  int64_t iterations = 5;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--weights" && i + 1 < argc) {
+      format_name = argv[++i];
+      if (format_name == "f32") format = Format::f32;
+      else if (format_name == "int8") format = Format::int8;
+      else if (format_name == "int4") format = Format::int4;
+      else return usage(("unknown weight format '" + format_name + "'").c_str());
+    } else if (a == "--iterations" && i + 1 < argc) {
+      const std::optional<int64_t> v = xd_examples::parse_arg(argv[++i], 100000);
+      if (!v) return usage("--iterations takes a whole number from 1 to 100000");
+      iterations = *v;
+    } else if (!a.empty() && a[0] == '-') {
+      return usage(("unexpected argument '" + a + "'").c_str());
+    } else {
+      dir = a;
+    }
+  }
+  try {
+    const Config c = read_config(dir);
+    const xd::Device dev = xd::default_device();
+    std::printf("llama_decoder: dim=%lld heads=%lld seq=%lld hidden=%lld, %s weights, on %s (%s)\n",
+                static_cast<long long>(c.dim), static_cast<long long>(c.heads), static_cast<long long>(c.seq),
+                static_cast<long long>(c.hidden), format_name.c_str(), dev.str().c_str(),
+                dev.properties().name.c_str());
+    auto weight = [&](const char* name, int64_t out, int64_t in) { return read_f32(dir, name, {out, in}).to(dev); };
+    Layer l;
+    l.c = c;
+    l.attention_norm = read_f32(dir, "attention_norm", {c.dim}).to(dev);
+    l.ffn_norm = read_f32(dir, "ffn_norm", {c.dim}).to(dev);
+    l.wq = make_linear(weight("wq", c.dim, c.dim), format, c.group);
+    l.wk = make_linear(weight("wk", c.dim, c.dim), format, c.group);
+    l.wv = make_linear(weight("wv", c.dim, c.dim), format, c.group);
+    l.wo = make_linear(weight("wo", c.dim, c.dim), format, c.group);
+    l.w1 = make_linear(weight("w1", c.hidden, c.dim), format, c.group);
+    l.w3 = make_linear(weight("w3", c.hidden, c.dim), format, c.group);
+    l.w2 = make_linear(weight("w2", c.dim, c.hidden), format, c.group);
+    std::tie(l.cos, l.sin) = rotary_tables(c, dev);
+    const Tensor x = read_f32(dir, "x", {c.seq, c.dim}).to(dev);
+    const Tensor expected = read_f32(dir, "expected_" + format_name, {c.seq, c.dim});
+
+    std::vector<double> ms;
+    Tensor y;
+    for (int64_t i = 0; i < iterations + 1; ++i) {
+      const auto t0 = std::chrono::steady_clock::now();
+      y = decoder_layer(x, l);
+      xd::synchronize(dev);
+      const auto t1 = std::chrono::steady_clock::now();
+      if (i >= 1) ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());  // one warm-up run
+    }
+    const std::vector<double> got = y.to_vector<double>(), want = expected.to_vector<double>();
+    double max_abs = 0, max_ref = 0;
+    for (size_t i = 0; i < got.size(); ++i) {
+      max_abs = std::max(max_abs, std::fabs(got[i] - want[i]));
+      max_ref = std::max(max_ref, std::fabs(want[i]));
+    }
+    if (std::any_of(got.begin(), got.end(), [](double v) { return !std::isfinite(v); })) max_abs = INFINITY;
+    const double rel = max_abs / std::max(max_ref, 1e-30);
+    std::sort(ms.begin(), ms.end());
+    std::printf("  output [%lld, %lld]; max |y - y_torch| = %.3g (%.3g of max |y_torch| = %.3g), y_torch from "
+                "PyTorch in f64\n",
+                static_cast<long long>(y.size(0)), static_cast<long long>(y.size(1)), max_abs, rel, max_ref);
+    std::printf("  median %.3f ms over %lld runs\n", ms[ms.size() / 2], static_cast<long long>(iterations));
+    // f32 and int8 compute with the same weights (int8: the same codes) as PyTorch, so only the
+    // order of f32 sums differs; int4 codes can differ from the reference's where a quotient
+    // lands within an f32 rounding of a tie.
+    const double tolerance = format == Format::int4 ? 1e-3 : 1e-4;
+    if (!(rel <= tolerance)) {
+      std::printf("llama_decoder: FAILED: relative error %.3g exceeds %.0e\n", rel, tolerance);
+      return 1;
+    }
+    std::printf("llama_decoder: OK\n");
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "llama_decoder: error: %s\n", e.what());
+    return 1;
+  }
+}
