@@ -185,8 +185,9 @@ typedef enum xd_op {
                                    f64 f32 f16 bf16, keyed on x; weight and bias have the row's shape and x's dtype.
                                    Per row: mean = sum(x)/N, var = sum((x-mean)^2)/N (biased), rstd = 1/sqrt(var+eps),
                                    out = (x-mean)*rstd*weight+bias (weight 1, bias 0 when absent), rounded once to x's
-                                   dtype. mean and rstd are f32 (f64 for f64 x) of shape x.shape[:-k] + [1]*k. A row of
-                                   no elements has mean and rstd NaN. NaN or Inf in a row gives NaN throughout it. */
+                                   dtype. mean and rstd are f32 (f64 for f64 x) of shape x.shape[:-k] + [1]*k. Rows of no
+                                   elements launch nothing: the host gives mean 0 and rstd NaN, as PyTorch's kernel.
+                                   NaN or Inf in a row gives NaN throughout it. */
   XD_OP_LAYER_NORM_BACKWARD = 51, /* [grad_out, x, mean, rstd, weight?, bias?] -> [grad_input?, grad_weight?,
                                    grad_bias?] (xd_attrs_layer_norm_backward) keyed on x (f64 f32 f16 bf16); mean and
                                    rstd as XD_OP_LAYER_NORM returns them; bias is only the shape of grad_bias. With
