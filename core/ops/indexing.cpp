@@ -43,16 +43,7 @@ MetaResult meta_index_select(const MetaArgs& m) {
                      std::to_string(ii.numel) + " elements");
   int64_t sizes[kMaxDims];
   for (int i = 0; i < ia.ndim; ++i) sizes[i] = i == d ? ii.numel : ia.sizes[i];
-  MetaResult r;
-  r.device = &ia.device_record();
-  r.key = ia.dtype;
-  add_output(r, sizes, ia.ndim, ia.dtype);
-  xd_attrs_dim& k = r.kernel_attrs.dim;
-  k = xd_attrs_dim{};
-  k.struct_size = sizeof k;
-  k.dim = d;
-  r.has_kernel_attrs = true;
-  return r;
+  return dim_op_result(ia, sizes, ia.ndim, d);
 }
 
 // torch.gather's shape rule, with 0-d tensors seen as [1] (PyTorch's ensure_nonempty_dim): index
@@ -77,16 +68,7 @@ MetaResult meta_gather(const MetaArgs& m) {
                        shape_str(ia.sizes, ia.ndim) + " in dim " + std::to_string(i) + " (" + std::to_string(is) +
                        " > " + std::to_string(as) + "); only dim " + std::to_string(d) + " may be larger");
   }
-  MetaResult r;
-  r.device = &ia.device_record();
-  r.key = ia.dtype;
-  add_output(r, ii.sizes, ii.ndim, ia.dtype);
-  xd_attrs_dim& k = r.kernel_attrs.dim;
-  k = xd_attrs_dim{};
-  k.struct_size = sizeof k;
-  k.dim = d;
-  r.has_kernel_attrs = true;
-  return r;
+  return dim_op_result(ia, ii.sizes, ii.ndim, d);
 }
 
 }  // namespace detail

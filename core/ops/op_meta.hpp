@@ -81,6 +81,21 @@ inline TensorMeta& add_output(MetaResult& m, const int64_t* sizes, int ndim, Dty
 }
 inline void add_absent_output(MetaResult& m) { m.outputs[m.num_outputs++].present = false; }
 
+// The result of an op along one dim of `a` (softmax, index_select, gather): on a's device, keyed on
+// a's dtype, one output of a's dtype and the given shape, and xd_attrs_dim holding `dim`.
+inline MetaResult dim_op_result(const TensorImpl& a, const int64_t* sizes, int ndim, int dim) {
+  MetaResult r;
+  r.device = &a.device_record();
+  r.key = a.dtype;
+  add_output(r, sizes, ndim, a.dtype);
+  xd_attrs_dim& k = r.kernel_attrs.dim;
+  k = xd_attrs_dim{};
+  k.struct_size = sizeof k;
+  k.dim = dim;
+  r.has_kernel_attrs = true;
+  return r;
+}
+
 // The impl of a tensor the meta function has checked is defined (inline, unlike Tensor::impl()).
 inline const TensorImpl& checked(const Tensor& t) { return *t.impl_ptr(); }
 

@@ -76,16 +76,7 @@ MetaResult meta_softmax(const MetaArgs& m) {
   const TensorImpl& ia = checked_impl(*m.inputs[0], m.name, "self");
   check_dtype(m.name, "self", ia.dtype, kFloat);
   const int d = normalize_dim(attrs_of<DimAttrs>(m).dim, ia.ndim, m.name);
-  MetaResult r;
-  r.device = &ia.device_record();
-  r.key = ia.dtype;
-  add_output(r, ia.sizes, ia.ndim, ia.dtype);
-  xd_attrs_dim& k = r.kernel_attrs.dim;
-  k = xd_attrs_dim{};
-  k.struct_size = sizeof k;
-  k.dim = ia.ndim == 0 ? 0 : d;
-  r.has_kernel_attrs = true;
-  return r;
+  return dim_op_result(ia, ia.sizes, ia.ndim, ia.ndim == 0 ? 0 : d);
 }
 
 }  // namespace detail
