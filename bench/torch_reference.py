@@ -147,7 +147,7 @@ def main():
     ap.add_argument("--copy-mib", type=float, default=256)
     ap.add_argument("--csv", default="-")
     ap.add_argument("--device", choices=["cuda", "cpu"], default="cuda")
-    ap.add_argument("--suite", choices=["all", "ops", "matmul", "fused"], default="all")
+    ap.add_argument("--suite", choices=["all", "ops", "matmul", "fused", "models"], default="all")
     ap.add_argument("--quick", action="store_true", help="fused suite at the CPU sizes (llama_mlp 64x1024x2816)")
     ap.add_argument("--threads", type=int, default=os.cpu_count(), help="intra-op threads on the CPU")
     args = ap.parse_args()
@@ -183,6 +183,8 @@ def main():
         matmul_suite(args, dev, add)
     if args.suite in ("all", "fused"):
         fused_suite(args, dev, add, rows)
+    if args.suite in ("all", "models"):
+        models_suite(args, dev, add)
 
     for r in rows:
         r["copy_gbps"] = copy_gbps
@@ -216,6 +218,38 @@ def print_fused(rows):
         cp = f"{100 * c['copy_fraction']:.0f}%" if c["gflops"] == 0 else "-"
         print(f"{c['op']:<14} {c['size']:<16} {em:>10} {c['median_ms']:>11.4f} {c['gbps']:>8.1f} {gf:>8} {cp:>6} "
               f"{c['speedup']:>7.2f}x  {c['kernels']}", file=sys.stderr)
+
+
+# xd-bench's model-op workloads (tools/xd-bench/model_workload.cpp), the same sizes and counts.
+ATTENTION_SIZES = [[4, 32, 2048, 128]]  # BxHxSxD, causal
+RESNET50_CONVS = [  # NxCxHxWxOxKxS, padding K/2: the stem, the 3x3 of each stage, a 1x1 reduce
+    [32, 3, 224, 224, 64, 7, 2], [32, 64, 56, 56, 64, 3, 1], [32, 128, 28, 28, 128, 3, 1],
+    [32, 256, 14, 14, 256, 3, 1], [32, 512, 7, 7, 512, 3, 1], [32, 256, 56, 56, 64, 1, 1],
+]
+
+
+def models_suite(args, dev, add):
+    """Causal scaled_dot_product_attention in bf16 (PyTorch picks FlashAttention) and conv2d at
+    ResNet-50's shapes in f32 (cuDNN, TF32 off) and bf16, as xd-bench's attention and conv2d."""
+    dtypes = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}
+    for size in ATTENTION_SIZES:
+        b, h, s, d = size
+        for name in ("bf16", "f16"):
+            q, k, v = (torch.randn(b, h, s, d, device=dev, dtype=dtypes[name]) for _ in range(3))
+            add("attention", name, size, lambda: F.scaled_dot_product_attention(q, k, v, is_causal=True),
+                4.0 * b * h * s * d * q.element_size(), 4.0 * b * h * s * s * d / 2, kernel="sdpa")
+            del q, k, v
+    torch.backends.cudnn.benchmark = True
+    for size in RESNET50_CONVS:
+        n, c, hh, ww, o, k, st = size
+        for name in ("f32", "bf16"):
+            x = torch.randn(n, c, hh, ww, device=dev, dtype=dtypes[name])
+            w = torch.randn(o, c, k, k, device=dev, dtype=dtypes[name])
+            oh, ow = (hh + 2 * (k // 2) - k) // st + 1, (ww + 2 * (k // 2) - k) // st + 1
+            outs = n * o * oh * ow
+            add("conv2d", name, size, lambda: F.conv2d(x, w, None, st, k // 2),
+                (x.numel() + w.numel() + outs) * x.element_size(), 2.0 * outs * c * k * k, kernel="cuDNN")
+            del x, w
 
 
 def matmul_suite(args, dev, add):

@@ -86,6 +86,11 @@ struct LayerNormBackwardAttrs {
 struct ScaledMmAttrs {
   Dtype out_dtype = Dtype::bf16;
 };
+struct Conv2dAttrs {  // conv2d: 1 or 2 values each (meta_conv2d checks); `same`: padding "same"
+  IntList stride, padding, dilation;
+  int64_t groups = 1;
+  bool same = false;
+};
 struct AttentionAttrs {  // scaled_dot_product_attention
   bool is_causal = false;
   std::optional<double> scale;  // default 1/sqrt(E)

@@ -14,6 +14,7 @@
 // usage error.
 #include <xd/xd.hpp>
 
+#include "../common/golden_files.hpp"
 #include "../common/parse_arg.hpp"
 
 #include <algorithm>
@@ -22,10 +23,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <map>
 #include <optional>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -44,69 +42,41 @@ struct Config {
   int64_t head_dim() const { return dim / heads; }
 };
 
-// config.txt: "key value" lines; '#' starts a comment line. Every key must be there.
+// config.txt: every key must be there.
 Config read_config(const std::string& dir) {
-  const std::string path = dir + "/config.txt";
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot open " + path + " (run make_golden.py, or pass the golden directory)");
-  std::map<std::string, double> kv;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream ls(line);
-    std::string key;
-    double v = 0;
-    if (!(ls >> key >> v)) throw std::runtime_error(path + ": malformed line '" + line + "'");
-    kv[key] = v;
-  }
-  auto get = [&](const char* key) {
-    auto it = kv.find(key);
-    if (it == kv.end()) throw std::runtime_error(path + ": no '" + key + "'");
-    return it->second;
-  };
+  const xd_examples::GoldenConfig kv(dir);
   Config c;
-  c.dim = static_cast<int64_t>(get("dim"));
-  c.heads = static_cast<int64_t>(get("heads"));
-  c.seq = static_cast<int64_t>(get("seq"));
-  c.hidden = static_cast<int64_t>(get("hidden"));
-  c.group = static_cast<int64_t>(get("group"));
-  c.theta = get("theta");
-  c.eps = get("eps");
+  c.dim = static_cast<int64_t>(kv.get("dim"));
+  c.heads = static_cast<int64_t>(kv.get("heads"));
+  c.seq = static_cast<int64_t>(kv.get("seq"));
+  c.hidden = static_cast<int64_t>(kv.get("hidden"));
+  c.group = static_cast<int64_t>(kv.get("group"));
+  c.theta = kv.get("theta");
+  c.eps = kv.get("eps");
   if (c.dim <= 0 || c.heads <= 0 || c.dim % c.heads != 0 || c.head_dim() % 2 != 0 || c.seq <= 0 || c.hidden <= 0)
-    throw std::runtime_error(path + ": sizes must be positive, dim a multiple of heads, head_dim even");
+    throw std::runtime_error(kv.path() + ": sizes must be positive, dim a multiple of heads, head_dim even");
   return c;
 }
 
-// A raw f32 file of exactly the shape's size, as a CPU tensor.
-Tensor read_f32(const std::string& dir, const std::string& name, xd::IntList shape) {
-  const std::string path = dir + "/" + name + ".f32";
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) throw std::runtime_error("cannot open " + path);
-  int64_t n = 1;
-  for (int64_t s : shape) n *= s;
-  const auto bytes = static_cast<int64_t>(in.tellg());
-  if (bytes != n * 4)
-    throw std::runtime_error(path + " has " + std::to_string(bytes) + " bytes, expected " + std::to_string(n * 4));
-  std::vector<float> v(static_cast<size_t>(n));
-  in.seekg(0);
-  in.read(reinterpret_cast<char*>(v.data()), bytes);
-  return xd::from_host(v.data(), xd::Dtype::f32, shape, xd::cpu());
-}
+using xd_examples::read_f32;
 
 enum class Format { f32, int8, int4 };
 
 // One linear layer y = x · W^T (W [out, in], nn.Linear's layout) in the chosen weight format.
 struct Linear {
   Format format = Format::f32;
-  Tensor w;                       // f32 weight, or int8 codes, or packed int4
-  Tensor scales, zeros;           // int8: scales [out]; int4: scales and zeros [in/g, out]
+  Tensor w;              // f32 weight, or int8 codes, or packed int4
+  Tensor scales, zeros;  // int8: scales [out]; int4: scales and zeros [in/g, out]
   int64_t group = 0;
 
   Tensor operator()(const Tensor& x) const {
     switch (format) {
-      case Format::f32: return xd::mm(x, w.t());
-      case Format::int8: return xd::weight_int8_mm(x, w, scales);
-      case Format::int4: return xd::weight_int4_mm(x, w, scales, zeros, group);
+      case Format::f32:
+        return xd::mm(x, w.t());
+      case Format::int8:
+        return xd::weight_int8_mm(x, w, scales);
+      case Format::int4:
+        return xd::weight_int4_mm(x, w, scales, zeros, group);
     }
     return {};
   }
@@ -171,8 +141,8 @@ Tensor decoder_layer(const Tensor& x, const Layer& l) {
 }
 
 int usage(const char* why) {
-  std::fprintf(stderr, "llama_decoder: %s\nusage: llama_decoder [--weights f32|int8|int4] [--iterations N] [GOLDEN_DIR]\n",
-               why);
+  std::fprintf(
+      stderr, "llama_decoder: %s\nusage: llama_decoder [--weights f32|int8|int4] [--iterations N] [GOLDEN_DIR]\n", why);
   return 2;
 }
 
@@ -187,10 +157,14 @@ int main(int argc, char** argv) {
     const std::string a = argv[i];
     if (a == "--weights" && i + 1 < argc) {
       format_name = argv[++i];
-      if (format_name == "f32") format = Format::f32;
-      else if (format_name == "int8") format = Format::int8;
-      else if (format_name == "int4") format = Format::int4;
-      else return usage(("unknown weight format '" + format_name + "'").c_str());
+      if (format_name == "f32")
+        format = Format::f32;
+      else if (format_name == "int8")
+        format = Format::int8;
+      else if (format_name == "int4")
+        format = Format::int4;
+      else
+        return usage(("unknown weight format '" + format_name + "'").c_str());
     } else if (a == "--iterations" && i + 1 < argc) {
       const std::optional<int64_t> v = xd_examples::parse_arg(argv[++i], 100000);
       if (!v) return usage("--iterations takes a whole number from 1 to 100000");
@@ -242,9 +216,10 @@ int main(int argc, char** argv) {
     if (std::any_of(got.begin(), got.end(), [](double v) { return !std::isfinite(v); })) max_abs = INFINITY;
     const double rel = max_abs / std::max(max_ref, 1e-30);
     std::sort(ms.begin(), ms.end());
-    std::printf("  output [%lld, %lld]; max |y - y_torch| = %.3g (%.3g of max |y_torch| = %.3g), y_torch from "
-                "PyTorch in f64\n",
-                static_cast<long long>(y.size(0)), static_cast<long long>(y.size(1)), max_abs, rel, max_ref);
+    std::printf(
+        "  output [%lld, %lld]; max |y - y_torch| = %.3g (%.3g of max |y_torch| = %.3g), y_torch from "
+        "PyTorch in f64\n",
+        static_cast<long long>(y.size(0)), static_cast<long long>(y.size(1)), max_abs, rel, max_ref);
     std::printf("  median %.3f ms over %lld runs\n", ms[ms.size() / 2], static_cast<long long>(iterations));
     // f32 and int8 compute with the same weights (int8: the same codes) as PyTorch, so only the
     // order of f32 sums differs; int4 codes can differ from the reference's where a quotient

@@ -146,6 +146,21 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim = 0);
 // (cat of each unsqueezed at dim). Errors: those of cat, and ShapeError when shapes differ.
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim = 0);
 
+// torch.nn.functional.conv2d (a cross-correlation): input [N, C, H, W] or unbatched [C, H, W]
+// (the result is then unbatched too), weight [O, C / groups, kH, kW], optional bias [O]; stride,
+// padding and dilation one value or one per spatial dim; padding is zeros on both sides, or
+// ConvPadding::same (stride 1 only; PyTorch's split: the odd row or column goes bottom/right) or
+// ::valid (none). f64 f32 f16 bf16, every operand the input's dtype and device. Sums in f32 (f64
+// for f64), bias added, rounded once. Errors: ShapeError for ranks, channels that do not match
+// weight * groups, O not divisible by groups, a bias that is not [O], a (dilated) kernel larger
+// than the padded input; ValueError for non-positive stride, dilation or groups, negative
+// padding, lists that are not 1 or 2 long, "same" with a stride; DtypeError, DeviceError.
+enum class ConvPadding { valid, same };
+Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias = std::nullopt,
+              IntList stride = {1}, IntList padding = {0}, IntList dilation = {1}, int64_t groups = 1);
+Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntList stride,
+              ConvPadding padding, IntList dilation = {1}, int64_t groups = 1);
+
 // ------------------------------------------------------------------ attention
 // torch.nn.functional.scaled_dot_product_attention (no dropout), one fused kernel:
 // softmax(query @ key^T * scale + attn_mask) @ value for query [..., L, E], key [..., S, E],

@@ -38,7 +38,7 @@ extern "C" {
 #endif
 
 #define XD_ABI_MAJOR 1
-#define XD_ABI_MINOR 5
+#define XD_ABI_MINOR 6
 
 #define XD_PLUGIN_QUERY_SYMBOL "xd_plugin_query"
 #define XD_PLUGIN_INIT_SYMBOL "xd_plugin_init"
@@ -220,12 +220,27 @@ typedef enum xd_op {
                                    finite (every key masked, a NaN or +inf score) is NaN throughout; S = 0 gives
                                    zeros (the composed formula's empty sum). The order of the sums is the kernel's
                                    (an online softmax over key tiles may rescale). */
-  XD_OP_COUNT_V1_5 = 54         /* one past the last op of ABI 1.5 */
+  XD_OP_COUNT_V1_5 = 54,        /* one past the last op of ABI 1.5 */
+  /* ABI 1.6. Convolution. */
+  XD_OP_CONV2D = 54,            /* [input [N,C,H,W], weight [O,C/groups,kH,kW], bias? [O]] -> [out [N,O,oH,oW]]
+                                   (xd_attrs_conv2d) torch.nn.functional.conv2d, a cross-correlation: with
+                                   cg = C/groups, og = O/groups and g = o / og,
+                                   out[n,o,y,x] = bias[o] + sum over ci < cg, i < kH, j < kW of
+                                   input[n, g*cg+ci, y*sy-pt+i*dy, x*sx-pl+j*dx] * weight[o,ci,i,j],
+                                   positions outside the input reading 0. Keyed on input's dtype (f64 f32 f16
+                                   bf16); weight, bias and out have it. Any strides (never negative). The host
+                                   checks the shapes and chooses oH, oW (PyTorch's sizes; padding "same" may pad
+                                   the bottom/right by one more than padding[] says, which a kernel sees only
+                                   as out's size): a kernel reads 0 for every position outside the input.
+                                   Accumulation in CT (f32 for f16/bf16 and f32, f64 for f64), the bias added to
+                                   the finished sum, rounded once; the order of the sum is the kernel's. C = 0
+                                   gives the bias (0 without one). */
+  XD_OP_COUNT_V1_6 = 55         /* one past the last op of ABI 1.6 */
 } xd_op;
 
 /* One past the last op of the newest ABI minor this header declares: what a host of this header
  * sizes its tables by. A plugin that must load on older hosts checks host->abi_minor instead. */
-#define XD_OP_COUNT_LATEST XD_OP_COUNT_V1_5
+#define XD_OP_COUNT_LATEST XD_OP_COUNT_V1_6
 
 /* ---------------------------------------------------------------- attribute structs */
 /* A scalar given to an op. `real` is used for floating-point dtypes, `integer` for integer and
@@ -321,6 +336,16 @@ typedef struct xd_attrs_attention {
   double scale;
   int32_t is_causal; /* 1: key j takes part in query row i only when j <= i */
 } xd_attrs_attention;
+
+/* ABI 1.6. XD_OP_CONV2D, every value already checked and expanded to both spatial dims by the host
+ * ([0] the height, [1] the width). */
+typedef struct xd_attrs_conv2d {
+  size_t struct_size;
+  int64_t stride[2];   /* >= 1 */
+  int64_t padding[2];  /* >= 0: the top and left padding (the bottom/right follow from out's size) */
+  int64_t dilation[2]; /* >= 1 */
+  int64_t groups;      /* >= 1, divides C and O */
+} xd_attrs_conv2d;
 
 /* ---------------------------------------------------------------- tensors as kernels see them */
 /* A strided view of device memory. `handle` is the plugin's own allocation handle (a host pointer

@@ -41,6 +41,7 @@ enum class OpKind {
   layer_norm_backward,
   gather,             // (self, index of self's rank) -> out of index's shape along dim
   attention,          // (query, key, value, attn_mask?) -> out
+  conv2d,             // (input, weight, bias?) -> out
 };
 const char* op_kind_name(OpKind kind) noexcept;
 

@@ -346,6 +346,28 @@ void bind_ops(py::module_& m) {
       py::arg("query"), py::arg("key"), py::arg("value"), py::arg("attn_mask") = py::none(), py::arg("dropout_p") = 0.0,
       py::arg("is_causal") = false, py::kw_only(), py::arg("scale") = py::none(), release_gil());
 
+  // torch.nn.functional.conv2d's signature: stride, padding and dilation an int or a pair, padding
+  // also "same" or "valid".
+  m.def(
+      "conv2d",
+      [](const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, py::handle stride,
+         py::handle padding, py::handle dilation, int64_t groups) {
+        const std::vector<int64_t> s = int_list(stride, "stride"), d = int_list(dilation, "dilation");
+        if (py::isinstance<py::str>(padding)) {
+          const std::string mode = padding.cast<std::string>();
+          if (mode != "same" && mode != "valid")
+            throw xd::ValueError("conv2d: invalid padding string '" + mode + "', should be one of 'valid' or 'same'");
+          py::gil_scoped_release unlocked;
+          return xd::conv2d(input, weight, bias, s, mode == "same" ? xd::ConvPadding::same : xd::ConvPadding::valid, d,
+                            groups);
+        }
+        const std::vector<int64_t> p = int_list(padding, "padding");
+        py::gil_scoped_release unlocked;
+        return xd::conv2d(input, weight, bias, s, p, d, groups);
+      },
+      py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1, py::arg("padding") = 0,
+      py::arg("dilation") = 1, py::arg("groups") = 1);
+
   // ---------------------------------------------------------------- matmul
   m.def("mm", &xd::mm, py::arg("input"), py::arg("mat2"), release_gil());
   m.def("bmm", &xd::bmm, py::arg("input"), py::arg("mat2"), release_gil());

@@ -220,3 +220,38 @@ def test_quantization_helpers_name_themselves_in_errors():
         xd.int8_dynamic_mm(xd.zeros([2, 3]), xd.zeros([4, 3]), xd.zeros([4]))
     with pytest.raises(xd.DtypeError, match="quantize_fp8: argument 'fp8_dtype' has dtype bf16"):
         xd.quantize_fp8(xd.zeros([2, 3]), xd.bfloat16)
+
+
+# ---------------------------------------------------------------- conv2d
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", [xd.float32, xd.float64, xd.bfloat16])
+def test_conv2d_matches_torch(device, dtype):
+    tdt = TORCH_DTYPE[dtype]
+    tol = {xd.float32: 1e-4, xd.float64: 1e-10, xd.bfloat16: 3e-2}[dtype]
+    rows = [  # input, weight, kwargs
+        ((2, 3, 9, 8), (5, 3, 3, 3), dict(padding=1)),
+        ((2, 4, 11, 10), (6, 2, 3, 2), dict(stride=(2, 1), padding=(1, 0), groups=2)),
+        ((1, 3, 10, 10), (4, 3, 3, 3), dict(padding=2, dilation=2)),
+        ((1, 6, 7, 7), (6, 1, 3, 3), dict(padding=1, groups=6)),
+        ((1, 2, 7, 6), (3, 2, 4, 3), dict(padding="same", dilation=(1, 2))),
+        ((3, 7, 7), (2, 3, 3, 3), dict(padding="valid")),
+    ]
+    for i, (xs, ws, kwargs) in enumerate(rows):
+        x, w, b = randn(*xs, seed=10 + i, dtype=tdt), randn(*ws, seed=20 + i, dtype=tdt), randn(ws[0], seed=30 + i, dtype=tdt)
+        expected = torch.nn.functional.conv2d(x.double(), w.double(), b.double(), **kwargs).to(tdt)
+        got = xd.conv2d(to_xd(x, device), to_xd(w, device), to_xd(b, device), **kwargs)
+        assert got.shape == tuple(expected.shape) and got.dtype == dtype
+        assert_close(got, expected, rtol=tol, atol=tol * ws[1] * ws[2] * ws[3])
+
+
+def test_conv2d_errors_match_torch_kinds():
+    x, w = xd.ones((1, 4, 5, 5)), xd.ones((8, 3, 3, 3))
+    with pytest.raises(RuntimeError, match="expected input\\[1, 4, 5, 5\\] to have 3 channels"):
+        xd.conv2d(x, w)
+    with pytest.raises(ValueError, match="padding='same' is not supported for strided convolutions"):
+        xd.conv2d(x, xd.ones((8, 4, 3, 3)), stride=2, padding="same")
+    with pytest.raises(ValueError, match="invalid padding string 'full'"):
+        xd.conv2d(x, xd.ones((8, 4, 3, 3)), padding="full")
+    with pytest.raises(TypeError, match="stride: expected ints"):
+        xd.conv2d(x, xd.ones((8, 4, 3, 3)), stride=(1.5, 1))

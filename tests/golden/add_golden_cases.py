@@ -396,6 +396,42 @@ def sdpa_cases():
     return cases
 
 
+def conv2d_cases():
+    """conv2d: torch.nn.functional.conv2d in f64 on the f64 copies of the drawn inputs, cast once
+    to the case's dtype. 3x3 with padding, groups with a non-square stride, dilation without bias,
+    depthwise, an unbatched 1x1, padding "same" with an even kernel and "valid" with a kernel the
+    input's size, a stride that does not divide the input, an empty batch."""
+    rows = [  # input, weight, bias?, stride, padding, dilation, groups
+        ([1, 3, 8, 8], [4, 3, 3, 3], True, [1, 1], [1, 1], [1, 1], 1),
+        ([2, 4, 9, 7], [6, 2, 3, 2], True, [2, 1], [1, 0], [1, 1], 2),
+        ([2, 3, 10, 10], [5, 3, 3, 3], False, [1, 1], [2, 2], [2, 2], 1),
+        ([1, 4, 6, 6], [4, 1, 3, 3], True, [1, 1], [1, 1], [1, 1], 4),
+        ([3, 5, 5], [2, 3, 1, 1], True, [1, 1], [0, 0], [1, 1], 1),
+        ([1, 2, 7, 6], [3, 2, 4, 3], True, [1, 1], "same", [1, 2], 1),
+        ([1, 3, 7, 7], [2, 3, 7, 7], True, [1, 1], "valid", [1, 1], 1),
+        ([2, 3, 12, 12], [8, 3, 5, 5], True, [3, 3], [2, 2], [1, 1], 1),
+        ([0, 3, 5, 5], [2, 3, 3, 3], True, [1, 1], [1, 1], [1, 1], 1),
+    ]
+    tol = {"f64": 1e-10, "f32": 1e-4, "f16": 5e-3, "bf16": 3e-2}
+    cases = []
+    for dtype in ["f32", "f64", "f16", "bf16"]:
+        for i, (xs, ws, bias, stride, padding, dilation, groups) in enumerate(rows):
+            inputs = {"input": (xs, dtype, False, -1.0, 1.0), "weight": (ws, dtype, False, -1.0, 1.0)}
+            if bias:
+                inputs["bias"] = ([ws[0]], dtype, False, -1.0, 1.0)
+
+            def call(t, s=stride, p=padding, d=dilation, g=groups):
+                b = t["bias"].double() if "bias" in t else None
+                out = torch.nn.functional.conv2d(t["input"].double(), t["weight"].double(), b, s, p, d, g)
+                return {"out": out.to(t["input"].dtype)}
+
+            cases.append({"op": "conv2d", "dtype": dtype, "index": i,
+                          "attrs": {"stride": stride, "padding": padding, "dilation": dilation, "groups": groups},
+                          "inputs": inputs, "call": call, "rtol": tol[dtype], "atol": tol[dtype],
+                          "note": "expected: F.conv2d in f64, cast to the dtype"})
+    return cases
+
+
 # One entry per op: the cases it contributes ("graph": the fixed graphs of xd-conform --compiled).
 CASES = {
     "maximum": lambda: binary_cases("maximum", torch.maximum),
@@ -408,6 +444,7 @@ CASES = {
     "layer_norm_backward": layer_norm_backward_cases,
     "gather": gather_cases,
     "scaled_dot_product_attention": sdpa_cases,
+    "conv2d": conv2d_cases,
     "graph": graph_cases,
 }
 

@@ -7,9 +7,8 @@
 #include "support/run_command.hpp"
 #include "support/temp_dir.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <array>
 #include <cstdio>
@@ -104,6 +103,28 @@ TEST(XdBench, MatmulReportsGflopsFromTwoMNK) {
   EXPECT_NEAR(x["gflops"].get<double>() * x["median_ms"].get<double>() * 1e6, 2.0 * 24 * 40 * 16, 1e-3);
 }
 
+TEST(XdBench, AttentionAndConvCountFlopsAsPyTorchsBenchmarks) {
+  TempDir dir;
+  // Causal attention BxHxSxD: 4*B*H*S*S*D / 2; conv2d NxCxHxWxOxKxS (padding K/2): 2*N*O*oH*oW*C*K*K.
+  const Result a = run("--backend cpu --op attention --size 1x2x16x8" + k_fast + " --json " + (dir / "a.json"));
+  ASSERT_EQ(a.status, 0) << a.output;
+  const auto ja = read_json(dir / "a.json");
+  const auto& ra = ja["results"][0];
+  EXPECT_NEAR(ra["gflops"].get<double>() * ra["median_ms"].get<double>() * 1e6, 4.0 * 2 * 16 * 16 * 8 / 2, 1e-3);
+  const Result c = run("--backend cpu --op conv2d --size 2x3x9x9x4x3x2" + k_fast + " --json " + (dir / "c.json"));
+  ASSERT_EQ(c.status, 0) << c.output;
+  const auto jc = read_json(dir / "c.json");
+  const auto& rc = jc["results"][0];
+  EXPECT_NEAR(rc["gflops"].get<double>() * rc["median_ms"].get<double>() * 1e6, 2.0 * 2 * 4 * 5 * 5 * 3 * 3 * 3, 1e-3);
+  // Sizes of the wrong rank are usage errors naming the layout.
+  const Result bad = run("--backend cpu --op conv2d --size 2x3x9x9" + k_fast);
+  EXPECT_EQ(bad.status, 2) << bad.output;
+  EXPECT_NE(bad.output.find("conv2d takes NxCxHxWxOxKxS"), std::string::npos) << bad.output;
+  const Result bad_a = run("--backend cpu --op attention --size 2x3x9" + k_fast);
+  EXPECT_EQ(bad_a.status, 2) << bad_a.output;
+  EXPECT_NE(bad_a.output.find("attention takes BxHxSxD"), std::string::npos) << bad_a.output;
+}
+
 TEST(XdBench, DtypesTheBackendDoesNotRegisterAreSkippedNotFailed) {
   TempDir dir;
   // div is floating only; i32 has no kernel anywhere.
@@ -141,8 +162,8 @@ TEST(XdBench, StartupReportsColdAndWarmChildProcesses) {
   ASSERT_EQ(j["startup"].size(), 2u);
   for (const auto& s : j["startup"]) {
     EXPECT_EQ(s["backend"], "cpu");
-    for (const char* key : {"cold_first_kernel_ms", "warm_first_kernel_ms", "cold_first_call_ms", "warm_first_call_ms",
-                            "steady_call_ms"})
+    for (const char* key :
+         {"cold_first_kernel_ms", "warm_first_kernel_ms", "cold_first_call_ms", "warm_first_call_ms", "steady_call_ms"})
       EXPECT_GT(s[key].get<double>(), 0) << key;
   }
   EXPECT_EQ(j["startup"][0]["op"], "add");

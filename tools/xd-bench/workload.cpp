@@ -24,7 +24,8 @@ const std::vector<WorkloadInfo>& workloads() {
     std::vector<WorkloadInfo> w;
     w.push_back({"copy", "copy", Kind::copy, k_tensor});
     for (const char* op : {"fill", "arange", "rand", "randn"}) w.push_back({op, op, Kind::creation, k_tensor});
-    for (const char* op : {"neg", "abs", "exp", "log", "sqrt", "rsqrt", "relu", "gelu", "silu", "sigmoid", "tanh", "pow"})
+    for (const char* op :
+         {"neg", "abs", "exp", "log", "sqrt", "rsqrt", "relu", "gelu", "silu", "sigmoid", "tanh", "pow"})
       w.push_back({op, op, Kind::unary, k_tensor});
     for (const char* op : {"add", "sub", "mul", "div", "eq", "lt", "gt"}) w.push_back({op, op, Kind::binary, k_tensor});
     w.push_back({"add_broadcast", "add", Kind::broadcast, k_tensor});
@@ -47,6 +48,10 @@ const std::vector<WorkloadInfo>& workloads() {
     w.push_back({"silu_mul_add", "silu", Kind::fused, k_tensor});
     w.push_back({"silu_rms_norm", "rms_norm", Kind::fused, k_tensor});
     w.push_back({"llama_mlp", "mm", Kind::fused_mlp, k_mlp});
+    // The model ops (issue 21): LLaMA-7B's causal attention at 2048 tokens, ResNet-50's 3x3 conv
+    // of its third stage.
+    w.push_back({"attention", "scaled_dot_product_attention", Kind::attention, {4, 32, 2048, 128}});
+    w.push_back({"conv2d", "conv2d", Kind::conv, {32, 256, 14, 14, 256, 3, 1}});
     return w;
   }();
   return all;
@@ -96,6 +101,13 @@ std::vector<int64_t> parse_size(const std::string& text, Kind kind) {
                        std::to_string(kInt4Group));
   } else if (kind == Kind::batched) {
     if (dims.size() != 4) throw ValueError("--size '" + text + "': batched matmul takes BxMxNxK");
+  } else if (kind == Kind::attention) {
+    if (dims.size() != 4)
+      throw ValueError("--size '" + text + "': attention takes BxHxSxD (batch, heads, seq, head dim)");
+  } else if (kind == Kind::conv) {
+    if (dims.size() != 7 || dims[5] < 1 || dims[6] < 1)
+      throw ValueError("--size '" + text +
+                       "': conv2d takes NxCxHxWxOxKxS (batch, channels, height, width, out channels, kernel, stride)");
   } else if (kind == Kind::fused_mlp) {
     if (dims.size() != 3)
       throw ValueError("--size '" + text + "': llama_mlp takes TxHxI (tokens x hidden x intermediate)");
@@ -149,10 +161,14 @@ Prepared prepare(const WorkloadInfo& w, Dtype dtype, const std::vector<int64_t>&
       const int64_t n = count(size);
       const std::string op = w.op;
       p.run = [op, size, dtype, device, n] {
-        if (op == "fill") (void)full(size, 1.5, dtype, device);
-        else if (op == "arange") (void)arange(0.0, static_cast<double>(n), 1.0, dtype, device);
-        else if (op == "rand") (void)rand(size, dtype, device);
-        else (void)randn(size, dtype, device);
+        if (op == "fill")
+          (void)full(size, 1.5, dtype, device);
+        else if (op == "arange")
+          (void)arange(0.0, static_cast<double>(n), 1.0, dtype, device);
+        else if (op == "rand")
+          (void)rand(size, dtype, device);
+        else
+          (void)randn(size, dtype, device);
       };
       p.bytes = static_cast<double>(n) * s;
       return p;
@@ -163,13 +179,23 @@ Prepared prepare(const WorkloadInfo& w, Dtype dtype, const std::vector<int64_t>&
       Tensor a = values(size, dtype, device, 0.5, 1.0);
       const std::string op = w.op;
       using Fn = Tensor (*)(const Tensor&);
-      Fn fn = op == "neg" ? static_cast<Fn>(neg) : op == "abs" ? static_cast<Fn>(abs) : op == "exp" ? static_cast<Fn>(exp)
-            : op == "log" ? static_cast<Fn>(log) : op == "sqrt" ? static_cast<Fn>(sqrt) : op == "rsqrt" ? static_cast<Fn>(rsqrt)
-            : op == "relu" ? static_cast<Fn>(relu) : op == "silu" ? static_cast<Fn>(silu)
-            : op == "sigmoid" ? static_cast<Fn>(sigmoid) : op == "tanh" ? static_cast<Fn>(tanh) : nullptr;
-      if (op == "gelu") p.run = [a] { (void)gelu(a); };
-      else if (op == "pow") p.run = [a] { (void)pow(a, 2.5); };
-      else p.run = [a, fn] { (void)fn(a); };
+      Fn fn = op == "neg"       ? static_cast<Fn>(neg)
+              : op == "abs"     ? static_cast<Fn>(abs)
+              : op == "exp"     ? static_cast<Fn>(exp)
+              : op == "log"     ? static_cast<Fn>(log)
+              : op == "sqrt"    ? static_cast<Fn>(sqrt)
+              : op == "rsqrt"   ? static_cast<Fn>(rsqrt)
+              : op == "relu"    ? static_cast<Fn>(relu)
+              : op == "silu"    ? static_cast<Fn>(silu)
+              : op == "sigmoid" ? static_cast<Fn>(sigmoid)
+              : op == "tanh"    ? static_cast<Fn>(tanh)
+                                : nullptr;
+      if (op == "gelu")
+        p.run = [a] { (void)gelu(a); };
+      else if (op == "pow")
+        p.run = [a] { (void)pow(a, 2.5); };
+      else
+        p.run = [a, fn] { (void)fn(a); };
       p.bytes = 2.0 * static_cast<double>(count(size)) * s;
       return p;
     }
@@ -181,11 +207,18 @@ Prepared prepare(const WorkloadInfo& w, Dtype dtype, const std::vector<int64_t>&
       Tensor b = values(bsize, dtype, device, 0.5, 1.0);
       using Fn = Tensor (*)(const Tensor&, const Tensor&);
       const std::string op = w.op;
-      Fn fn = op == "mul" ? static_cast<Fn>(mul) : op == "div" ? static_cast<Fn>(div) : op == "eq" ? static_cast<Fn>(eq)
-            : op == "lt" ? static_cast<Fn>(lt) : op == "gt" ? static_cast<Fn>(gt) : nullptr;
-      if (op == "add") p.run = [a, b] { (void)add(a, b); };
-      else if (op == "sub") p.run = [a, b] { (void)sub(a, b); };
-      else p.run = [a, b, fn] { (void)fn(a, b); };
+      Fn fn = op == "mul"   ? static_cast<Fn>(mul)
+              : op == "div" ? static_cast<Fn>(div)
+              : op == "eq"  ? static_cast<Fn>(eq)
+              : op == "lt"  ? static_cast<Fn>(lt)
+              : op == "gt"  ? static_cast<Fn>(gt)
+                            : nullptr;
+      if (op == "add")
+        p.run = [a, b] { (void)add(a, b); };
+      else if (op == "sub")
+        p.run = [a, b] { (void)sub(a, b); };
+      else
+        p.run = [a, b, fn] { (void)fn(a, b); };
       const bool compare = op == "eq" || op == "lt" || op == "gt";
       const double n = static_cast<double>(count(size));
       p.bytes = n * s + static_cast<double>(count(bsize)) * s + n * (compare ? 1.0 : s);
@@ -206,13 +239,20 @@ Prepared prepare(const WorkloadInfo& w, Dtype dtype, const std::vector<int64_t>&
       const int64_t last = static_cast<int64_t>(size.size()) - 1;
       const std::string op = w.op;
       Dtype out_dtype = dtype;
-      if (op == "argmax") out_dtype = Dtype::i64;
-      else if (op == "sum" && !is_floating(dtype)) out_dtype = Dtype::i64;
-      if (op == "sum") p.run = [a, last] { (void)sum(a, {last}); };
-      else if (op == "mean") p.run = [a, last] { (void)mean(a, {last}); };
-      else if (op == "amax") p.run = [a, last] { (void)amax(a, {last}); };
-      else if (op == "amin") p.run = [a, last] { (void)amin(a, {last}); };
-      else p.run = [a, last] { (void)argmax(a, last); };
+      if (op == "argmax")
+        out_dtype = Dtype::i64;
+      else if (op == "sum" && !is_floating(dtype))
+        out_dtype = Dtype::i64;
+      if (op == "sum")
+        p.run = [a, last] { (void)sum(a, {last}); };
+      else if (op == "mean")
+        p.run = [a, last] { (void)mean(a, {last}); };
+      else if (op == "amax")
+        p.run = [a, last] { (void)amax(a, {last}); };
+      else if (op == "amin")
+        p.run = [a, last] { (void)amin(a, {last}); };
+      else
+        p.run = [a, last] { (void)argmax(a, last); };
       const double n = static_cast<double>(count(size));
       p.bytes = n * s + n / static_cast<double>(std::max<int64_t>(size.back(), 1)) * bytes_per(out_dtype);
       return p;
@@ -221,8 +261,10 @@ Prepared prepare(const WorkloadInfo& w, Dtype dtype, const std::vector<int64_t>&
       need_rank(w, size);
       Tensor a = values(size, dtype, device);
       const int64_t last = static_cast<int64_t>(size.size()) - 1;
-      if (w.op == "softmax") p.run = [a, last] { (void)softmax(a, last); };
-      else p.run = [a, last] { (void)log_softmax(a, last); };
+      if (w.op == "softmax")
+        p.run = [a, last] { (void)softmax(a, last); };
+      else
+        p.run = [a, last] { (void)log_softmax(a, last); };
       p.bytes = 2.0 * static_cast<double>(count(size)) * s;
       return p;
     }
@@ -241,7 +283,9 @@ Prepared prepare(const WorkloadInfo& w, Dtype dtype, const std::vector<int64_t>&
       } else {
         auto [y, rstd] = rms_norm(x, {size.back()}, weight);
         Tensor g = values(size, dtype, device);
-        p.run = [g, x, rstd = rstd, weight, last = size.back()] { (void)rms_norm_backward(g, x, {last}, rstd, weight); };
+        p.run = [g, x, rstd = rstd, weight, last = size.back()] {
+          (void)rms_norm_backward(g, x, {last}, rstd, weight);
+        };
         p.bytes = 3.0 * n * s + 2.0 * wbytes + rows * rstd_size;  // g, x, rstd, weight in; dx, dw out
       }
       return p;
@@ -306,9 +350,14 @@ Prepared prepare(const WorkloadInfo& w, Dtype dtype, const std::vector<int64_t>&
       p.flops = 2.0 * static_cast<double>(m) * static_cast<double>(k) * static_cast<double>(n);
       return p;
     }
-    case Kind::sparse: return prepare_sparse(w, dtype, size, device);
+    case Kind::sparse:
+      return prepare_sparse(w, dtype, size, device);
+    case Kind::attention:
+    case Kind::conv:
+      return prepare_model_op(w, dtype, size, device);
     case Kind::fused:
-    case Kind::fused_mlp: return prepare_fused(w, dtype, size, device, false);
+    case Kind::fused_mlp:
+      return prepare_fused(w, dtype, size, device, false);
   }
   throw ValueError("unknown workload " + w.name);
 }

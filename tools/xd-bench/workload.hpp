@@ -33,6 +33,8 @@ enum class Kind {
   sparse,       // mm with a CSR [M, K] left operand of `density` (sparse_workload.cpp): MxNxK
   fused,        // a chain of ops, eager and through xd::compile (fused_workload.cpp)
   fused_mlp,    // the LLaMA MLP, eager and through xd::compile: TxHxI (tokens, hidden, intermediate)
+  attention,    // causal scaled_dot_product_attention (model_workload.cpp): BxHxSxD
+  conv,         // conv2d, padding K/2, no bias (model_workload.cpp): NxCxHxWxOxKxS
 };
 
 // Kind::fused and Kind::fused_mlp are measured twice, eagerly and compiled.
@@ -71,6 +73,10 @@ struct Prepared {
 // columns (equal count per row), times a dense [K, N]. Flops count the nonzeros only (2·nnz·N);
 // bytes are the CSR's three arrays, b and the output, each once.
 Prepared prepare_sparse(const WorkloadInfo& w, Dtype dtype, const std::vector<int64_t>& size, Device device);
+
+// Kind::attention and Kind::conv (model_workload.cpp); flops as PyTorch's benchmarks count them
+// (causal attention: half of the two S x S x D products).
+Prepared prepare_model_op(const WorkloadInfo& w, Dtype dtype, const std::vector<int64_t>& size, Device device);
 
 // Kind::fused / fused_mlp (fused_workload.cpp): the function run eagerly, or through a fresh
 // xd::compile object whose first (traced) call has already been made, so that run() is warm.

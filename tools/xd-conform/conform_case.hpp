@@ -78,6 +78,9 @@ struct Attrs {
   Dtype index_dtype = Dtype::i64;     // csr ops: the CSR operand's index dtype
   bool is_causal = false;             // scaled_dot_product_attention
   std::optional<double> scale;        // scaled_dot_product_attention (nullopt: 1/sqrt(E))
+  std::vector<int64_t> conv_stride{1}, conv_padding{0}, conv_dilation{1};  // conv2d
+  int64_t conv_groups = 1;
+  int conv_same = 0;                  // conv2d: 1 padding "same", 2 "valid", 0 conv_padding
 };
 
 struct Case {

@@ -26,6 +26,7 @@ extern const plugin::kernel_def def_csr_addmm, def_csr_to_dense;
 extern const plugin::kernel_def def_index_select;
 extern const plugin::kernel_def def_gather;
 extern const plugin::kernel_def def_scaled_dot_product_attention;
+extern const plugin::kernel_def def_conv2d;
 extern const plugin::kernel_def def_copy_fast, def_add_fast, def_sub_fast, def_mul_fast;
 extern const plugin::kernel_def def_sum_fast, def_mean_fast, def_amax_fast, def_amin_fast;
 extern const plugin::kernel_def def_softmax_fast, def_log_softmax_fast, def_rms_norm_fast, def_rms_norm_backward_fast;
@@ -33,6 +34,7 @@ extern const plugin::kernel_def def_exp_fast, def_sigmoid_fast, def_silu_fast, d
 #ifdef XD_CPU_HAVE_DNNL
 extern const plugin::kernel_def def_mm_dnnl, def_addmm_dnnl, def_bmm_dnnl, def_baddbmm_dnnl, def_int_mm_dnnl;
 extern const plugin::kernel_def def_mm_dnnl_f32, def_addmm_dnnl_f32, def_bmm_dnnl_f32, def_baddbmm_dnnl_f32;
+extern const plugin::kernel_def def_conv2d_dnnl;
 #endif
 
 namespace {
@@ -127,6 +129,11 @@ const plugin::kernel_def* const kKernels[] = {
     &def_gather,
     // attention
     &def_scaled_dot_product_attention,
+    // convolution: oneDNN first, the reference loop last
+#ifdef XD_CPU_HAVE_DNNL
+    &def_conv2d_dnnl,
+#endif
+    &def_conv2d,
 };
 
 }  // namespace

@@ -1,5 +1,7 @@
 // SCALED_DOT_PRODUCT_ATTENTION for both XPU variants: the fused kernel of kernels/attention.cl,
-// one work-group of kAttentionBlock queries per (batch, query block).
+// one work-group of kAttentionBlock queries per (batch, query block); on NVIDIA devices that build
+// the tensor-core kernels, f16/bf16 calls of head dim 64 or 128 without a mask take
+// kernels/attention_mma.cl's FlashAttention-2 kernel instead (mma_takes).
 #include "launchers.hpp"
 #include "layout.hpp"
 
@@ -22,6 +24,52 @@ struct attention_args {
 void view_into(int64_t* dst, const xd_view& v, const char* what) {
   dst[0] = element_offset(v, what);
   for (int d = 0; d < 3; ++d) dst[1 + d] = v.strides[d];
+}
+
+// attention_mma.cl's xd_fa_args, field for field.
+struct attention_mma_args {
+  int64_t L, S, q_blocks, causal;
+  int64_t q[3], k[3], v[3], o[3];  // element offset, batch stride, row stride (the last dim is dense)
+  float scale_log2, pad = 0;
+};
+constexpr int64_t kMmaBlock = 64;  // attention_mma.cl's XD_FA_BM
+
+// Whether attention_mma.cl's tensor-core kernel takes the call: an NVIDIA device that builds it,
+// f16 or bf16, E == Ev in {64, 128}, no mask, S > 0, every view dense along its last dim with the
+// other strides and the offsets multiples of 8 elements (16-byte copies).
+bool mma_takes(const xd_kernel_call* c, const xd_view& q, const xd_view& k, const xd_view& v, const xd_view* mask,
+               const xd_view& out) {
+  if (!device_of(c).matmul_mma || (q.dtype != XD_DTYPE_F16 && q.dtype != XD_DTYPE_BF16) || mask != nullptr)
+    return false;
+  const int64_t E = q.sizes[2];
+  if ((E != 64 && E != 128) || v.sizes[2] != E || k.sizes[1] == 0) return false;
+  for (const xd_view* w : {&q, &k, &v, &out})
+    if ((w->strides[2] != 1 && w->sizes[2] > 1) || w->strides[1] % 8 != 0 || w->strides[0] % 8 != 0 ||
+        element_offset(*w) % 8 != 0)
+      return false;
+  return true;
+}
+
+void run_attention_mma(const xd_kernel_call* c, const xd_view& q, const xd_view& k, const xd_view& v,
+                       const xd_view& out, const xd_attrs_attention& attrs) {
+  attention_mma_args a{};
+  a.L = q.sizes[1];
+  a.S = k.sizes[1];
+  a.q_blocks = (a.L + kMmaBlock - 1) / kMmaBlock;
+  a.causal = attrs.is_causal != 0;
+  const auto into = [](int64_t* dst, const xd_view& w) {
+    dst[0] = element_offset(w);
+    dst[1] = w.strides[0];
+    dst[2] = w.strides[1];
+  };
+  into(a.q, q);
+  into(a.k, k);
+  into(a.v, v);
+  into(a.o, out);
+  a.scale_log2 = static_cast<float>(attrs.scale * 1.4426950408889634);  // log2(e)
+  launch l(c, {"attention", q.dtype}, q.sizes[2] == 128 ? "xd_attention_mma_d128" : "xd_attention_mma_d64");
+  l.buffer(out).buffer(q).buffer(k).buffer(v).value(a);
+  l.run(grid::of_groups(static_cast<uint64_t>(q.sizes[0] * a.q_blocks), 128));
 }
 
 }  // namespace
@@ -60,6 +108,7 @@ xd_status run_attention(const xd_kernel_call* c) {
     if (E > kAttentionMaxHeadDim || Ev > kAttentionMaxHeadDim)
       plugin::invalid("scaled_dot_product_attention: head dims above " + std::to_string(kAttentionMaxHeadDim));
     if (B == 0 || L == 0 || Ev == 0) return;
+    if (mma_takes(c, q, k, v, mask, out)) return run_attention_mma(c, q, k, v, out, attrs);
     attention_args a{};
     a.L = L;
     a.S = S;

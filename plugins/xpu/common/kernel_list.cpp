@@ -110,6 +110,7 @@ constexpr entry kList[] = {
       check_attention},
      "attention",
      {"xd_attention"}},
+    kernel(XD_OP_CONV2D, "conv2d", kFloat, "conv", run_conv2d, {"xd_conv2d"}),
 };
 
 }  // namespace
@@ -185,11 +186,12 @@ bool parse_module_tag(const std::string& tag, int32_t& dtype, int32_t& wtype) {
 bool module_needs_fp64(int32_t dtype, int32_t wtype) { return dtype == XD_DTYPE_F64 || wtype == XD_DTYPE_F64; }
 
 std::vector<std::string> program_sources(const std::string& source) {
-  // int4_mma.cl, mma_common.cl, matmul_mma.cl and quant_mm_mma.cl: empty without XD_NV_MMA (and
+  // int4_mma.cl, mma_common.cl, matmul_mma.cl, quant_mm_mma.cl and attention_mma.cl: empty without XD_NV_MMA (and
   // for dtypes they do not serve)
   if (source == "int4") return {"common", "int4", "int4_mma"};
   if (source == "matmul") return {"common", "matmul", "mma_common", "matmul_mma"};
   if (source == "quant_mm") return {"common", "quant_mm", "mma_common", "quant_mm_mma"};
+  if (source == "attention") return {"common", "attention", "mma_common", "attention_mma"};
   return {"common", source};
 }
 

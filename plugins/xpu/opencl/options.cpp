@@ -44,9 +44,10 @@ const xd_option_desc kOptions[] = {
      {},
      nullptr,
      "1",
-     "0: mm, addmm, bmm, baddbmm, int_mm and scaled_mm never take the NVIDIA kernels of matmul_mma.cl and "
-     "quant_mm_mma.cl (tensor cores; the f32 cp.async gemv) and run the portable ones (to compare them); 1: they "
-     "do where the device builds them. Read when the plugin initialises."},
+     "0: mm, addmm, bmm, baddbmm, int_mm, scaled_mm and scaled_dot_product_attention never take the NVIDIA "
+     "kernels of matmul_mma.cl, quant_mm_mma.cl and attention_mma.cl (tensor cores; the f32 cp.async gemv) and run "
+     "the portable ones (to compare them); 1: they do where the device builds them. Read when the plugin "
+     "initialises."},
     {sizeof(xd_option_desc),
      "XD_OPENCL_INT4_TUNING",
      XD_OPTION_INTEGERS,

@@ -47,6 +47,10 @@ void attention_cases(const AttentionOp&, CaseList& l) {
       {{0, 4, 8}, {0, 5, 8}, {0, 5, 4}},           // no batch
       {{2, 4, 0}, {2, 5, 0}, {2, 5, 3}},           // E = 0: every score 0, the mean of value's rows
       {{1, 40, 128}, {1, 40, 128}, {1, 40, 128}},  // the largest head dim the fused kernel holds
+      // Head dims of NVIDIA's tensor-core kernel (64, 128; no mask): causal past one 64-query
+      // block, and L > S not a multiple of its 64-key tiles.
+      {{2, 3, 70, 64}, {2, 3, 70, 64}, {2, 3, 70, 64}, Mask::none, {}, true},
+      {{1, 2, 100, 128}, {1, 2, 77, 128}, {1, 2, 77, 128}},
   };
   if (!l.quick) {
     ss.push_back({{2, 4, 129, 64}, {2, 4, 257, 64}, {2, 4, 257, 64}, Mask::none, {}, true});

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The model ops on the GPU beside PyTorch in one run (docs/performance.md, "Model ops"): the
+# conformance and golden cases of conv2d, the pools and attention on the OpenCL GPU, the cnn and
+# llama_decoder examples against PyTorch's outputs, then xd-bench's causal attention (bf16, f16)
+# and conv2d at ResNet-50's shapes (f32, bf16), and bench/torch_reference.py --suite models.
+#
+# Usage: bench/gpu_models.sh STAGE OUT   (STAGE, OUT and the environment as for bench/gpu_run.sh)
+set -uo pipefail
+stage=$(cd "$1" && pwd)
+out=$2
+mkdir -p "$out"
+export LD_LIBRARY_PATH="$stage/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export XD_CACHE_DIR="$out/cache"
+bin=$stage/bin
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+section() { printf '\n=== %s\n' "$*"; }
+
+section "machine"
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv 2>&1 | head -3
+section "xd-conform (full) on the model ops, --backend opencl"
+ops=()
+for op in conv2d max_pool2d avg_pool2d scaled_dot_product_attention cumsum topk layer_norm gather; do ops+=(--op "$op"); done
+timeout 300 "$bin/xd-conform" --backend opencl "${ops[@]}" 2>&1 | tail -6
+section "xd-conform --golden --backend opencl"
+timeout 180 "$bin/xd-conform" --golden "$here/tests/golden" --backend opencl 2>&1 | tail -4
+section "examples against PyTorch on the GPU"
+for ex in "cnn --dtype f32" "cnn --dtype bf16" "llama_decoder --weights f32" "llama_decoder --weights int8" \
+          "llama_decoder --weights int4"; do
+  [ -x "$bin/${ex%% *}" ] && XD_BACKEND=opencl "$bin"/$ex --iterations 3 2>&1 | tail -3
+done
+
+bench=("$bin/xd-bench" --backend opencl --warmup 2)
+section "xd-bench: causal attention B4 H32 S2048 D128, bf16 and f16"
+"${bench[@]}" --op attention --size 4x32x2048x128 --dtype bf16 --dtype f16 --reps 5 \
+  --json "$out/attention.json" --csv "$out/attention.csv"
+section "xd-bench: conv2d at ResNet-50's shapes (NxCxHxWxOxKxS, padding K/2), f32 and bf16"
+sizes=()
+for s in 32x3x224x224x64x7x2 32x64x56x56x64x3x1 32x128x28x28x128x3x1 32x256x14x14x256x3x1 32x512x7x7x512x3x1 \
+         32x256x56x56x64x1x1; do sizes+=(--size "$s"); done
+"${bench[@]}" --op conv2d "${sizes[@]}" --dtype f32 --dtype bf16 --reps 5 --json "$out/conv2d.json" --csv "$out/conv2d.csv"
+section "PyTorch (bench/torch_reference.py --suite models)"
+python3 "$here/bench/torch_reference.py" --suite models --reps 10 --csv "$out/torch_models.csv" 2>&1 | tail -3
+column -s, -t < "$out/torch_models.csv" | cut -c1-150
