@@ -88,6 +88,9 @@ const std::array<OpSchema, kOpCount>& schemas() {
       {XD_OP_SCALED_DOT_PRODUCT_ATTENTION, "scaled_dot_product_attention", OpKind::attention,
        {"query", "key", "value", "attn_mask"}, {"out"}, meta_attention, at<AttentionAttrs, xd_attrs_attention>(),
        0b1000, 0},
+      {XD_OP_MAX_POOL2D, "max_pool2d", OpKind::pool2d, {"self"}, {"out", "indices"}, meta_pool2d,
+       at<Pool2dAttrs, xd_attrs_pool2d>(), 0, 0b10},
+      {XD_OP_AVG_POOL2D, "avg_pool2d", OpKind::pool2d, {"self"}, {"out"}, meta_pool2d, at<Pool2dAttrs, xd_attrs_pool2d>()},
   }};
   // clang-format on
   return s;
@@ -140,6 +143,7 @@ const char* op_kind_name(OpKind kind) noexcept {
     case OpKind::layer_norm_backward: return "layer_norm_backward";
     case OpKind::gather: return "gather";
     case OpKind::attention: return "attention";
+    case OpKind::pool2d: return "pool2d";
     case OpKind::weight_int4_mm: return "weight_int4_mm";
     case OpKind::quantize_int4: return "quantize_int4";
   }

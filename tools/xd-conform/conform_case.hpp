@@ -78,6 +78,12 @@ struct Attrs {
   Dtype index_dtype = Dtype::i64;     // csr ops: the CSR operand's index dtype
   bool is_causal = false;             // scaled_dot_product_attention
   std::optional<double> scale;        // scaled_dot_product_attention (nullopt: 1/sqrt(E))
+  // max_pool2d, avg_pool2d: 1 or 2 ints each; an empty stride is the kernel size.
+  std::vector<int64_t> kernel_size{1}, stride, padding{0}, dilation{1};
+  bool ceil_mode = false;
+  bool count_include_pad = true;            // avg_pool2d
+  std::optional<int64_t> divisor_override;  // avg_pool2d
+  bool return_indices = false;              // max_pool2d: the indices output too
 };
 
 struct Case {

@@ -110,6 +110,8 @@ constexpr entry kList[] = {
       check_attention},
      "attention",
      {"xd_attention"}},
+    kernel(XD_OP_MAX_POOL2D, "max_pool2d", kFloat, "pool", run_max_pool2d, {"xd_max_pool2d"}),
+    kernel(XD_OP_AVG_POOL2D, "avg_pool2d", kFloat, "pool", run_avg_pool2d, {"xd_avg_pool2d"}),
 };
 
 }  // namespace
