@@ -4,7 +4,8 @@
 # llama_decoder examples against PyTorch's outputs, then xd-bench's causal attention (bf16, f16)
 # and conv2d at ResNet-50's shapes (f32, bf16), and bench/torch_reference.py --suite models.
 #
-# Usage: bench/gpu_models.sh STAGE OUT   (STAGE, OUT and the environment as for bench/gpu_run.sh)
+# Usage: bench/gpu_models.sh STAGE OUT   (STAGE, OUT and the environment as for bench/gpu_run.sh; the
+# examples are not installed: copy build/<dir>/bin/cnn and llama_decoder into STAGE/bin)
 set -uo pipefail
 stage=$(cd "$1" && pwd)
 out=$2
@@ -24,9 +25,11 @@ timeout 300 "$bin/xd-conform" --backend opencl "${ops[@]}" 2>&1 | tail -6
 section "xd-conform --golden --backend opencl"
 timeout 180 "$bin/xd-conform" --golden "$here/tests/golden" --backend opencl 2>&1 | tail -4
 section "examples against PyTorch on the GPU"
-for ex in "cnn --dtype f32" "cnn --dtype bf16" "llama_decoder --weights f32" "llama_decoder --weights int8" \
-          "llama_decoder --weights int4"; do
-  [ -x "$bin/${ex%% *}" ] && XD_BACKEND=opencl "$bin"/$ex --iterations 3 2>&1 | tail -3
+for dtype in f32 bf16; do
+  XD_BACKEND=opencl "$bin/cnn" --dtype $dtype --iterations 3 "$here/examples/cnn/golden" 2>&1 | tail -3
+done
+for weights in f32 int8 int4; do
+  XD_BACKEND=opencl "$bin/llama_decoder" --weights $weights --iterations 3 "$here/examples/llama_decoder/golden" 2>&1 | tail -3
 done
 
 bench=("$bin/xd-bench" --backend opencl --warmup 2)

@@ -96,6 +96,16 @@ struct AttentionAttrs {  // scaled_dot_product_attention
   std::optional<double> scale;  // default 1/sqrt(E)
 };
 
+// max_pool2d, avg_pool2d, as the caller gave them: kernel_size, padding, dilation of 1 or 2 ints,
+// stride of 0 (the kernel size), 1 or 2.
+struct Pool2dAttrs {
+  IntList kernel_size, stride, padding, dilation;
+  bool ceil_mode = false;
+  bool count_include_pad = true;            // avg_pool2d
+  std::optional<int64_t> divisor_override;  // avg_pool2d
+  bool return_indices = false;              // max_pool2d: the indices output is present
+};
+
 struct Int4Attrs {  // weight_int4_mm, quantize_int4
   int64_t group_size = 0;
 };

@@ -19,6 +19,7 @@ MetaResult meta_index_select(const MetaArgs& a);       // indexing.cpp
 MetaResult meta_gather(const MetaArgs& a);             // indexing.cpp
 MetaResult meta_attention(const MetaArgs& a);          // attention.cpp: scaled_dot_product_attention
 MetaResult meta_conv2d(const MetaArgs& a);             // conv.cpp
+MetaResult meta_pool2d(const MetaArgs& a);             // pool.cpp: max_pool2d, avg_pool2d
 MetaResult meta_reduce(const MetaArgs& a);             // reduction.cpp: sum, mean, amax, amin, argmax
 MetaResult meta_softmax(const MetaArgs& a);            // reduction.cpp: softmax, log_softmax
 MetaResult meta_matmul(const MetaArgs& a);             // matmul.cpp: mm, addmm, bmm, baddbmm

@@ -51,6 +51,7 @@ union KernelAttrs {
   xd_attrs_round round;
   xd_attrs_attention attention;
   xd_attrs_conv2d conv2d;
+  xd_attrs_pool2d pool2d;
 };
 
 struct MetaResult {

@@ -90,6 +90,9 @@ const std::array<OpSchema, kOpCount>& schemas() {
        0b1000, 0},
       {XD_OP_CONV2D, "conv2d", OpKind::conv2d, {"input", "weight", "bias"}, {"out"}, meta_conv2d,
        at<Conv2dAttrs, xd_attrs_conv2d>(), 0b100, 0},
+      {XD_OP_MAX_POOL2D, "max_pool2d", OpKind::pool2d, {"self"}, {"out", "indices"}, meta_pool2d,
+       at<Pool2dAttrs, xd_attrs_pool2d>(), 0, 0b10},
+      {XD_OP_AVG_POOL2D, "avg_pool2d", OpKind::pool2d, {"self"}, {"out"}, meta_pool2d, at<Pool2dAttrs, xd_attrs_pool2d>()},
   }};
   // clang-format on
   return s;
@@ -143,6 +146,7 @@ const char* op_kind_name(OpKind kind) noexcept {
     case OpKind::gather: return "gather";
     case OpKind::attention: return "attention";
     case OpKind::conv2d: return "conv2d";
+    case OpKind::pool2d: return "pool2d";
     case OpKind::weight_int4_mm: return "weight_int4_mm";
     case OpKind::quantize_int4: return "quantize_int4";
   }

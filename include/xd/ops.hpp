@@ -178,6 +178,36 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
                                     const std::optional<Tensor>& attn_mask = std::nullopt, bool is_causal = false,
                                     std::optional<double> scale = std::nullopt);
 
+// ------------------------------------------------------------------ pooling (docs/ops/pooling.md)
+// torch.nn.functional.max_pool2d and avg_pool2d on input [N, C, H, W] or unbatched [C, H, W] (the
+// result is unbatched too), any strides, f64 f32 f16 bf16; out has input's dtype and shape
+// [.., C, Ho, Wo] with PyTorch's pooling_output_shape:
+//   Ho = floor((H + 2*padding - dilation*(kernel-1) - 1 + (ceil_mode ? stride-1 : 0)) / stride) + 1,
+//   less one with ceil_mode when the last window would start at or past H + padding (Wo likewise).
+// kernel_size, padding and dilation take 1 int (both dims) or 2 ([H, W]); stride 1, 2 or none
+// (empty: the kernel size, as torch). Errors, where PyTorch raises them: ValueError for a list of
+// another length, kernel_size, stride or dilation < 1, padding < 0 or above half the effective
+// kernel ((kernel-1)*dilation+1)/2, a value of 2^31 or more, divisor_override = 0; ShapeError for
+// a rank other than 3 or 4, a size-0 C, H or W (N = 0 is allowed: an empty result), an output
+// size below 1 ("Output size is too small"); DtypeError for integer and bool dtypes.
+//
+// max_pool2d: the maximum of each window's taps (padding is never chosen); a window holding a NaN
+// gives NaN. Exact.
+Tensor max_pool2d(const Tensor& input, IntList kernel_size, IntList stride = {}, IntList padding = {0},
+                  IntList dilation = {1}, bool ceil_mode = false);
+// aten::max_pool2d_with_indices: max_pool2d's values and i64 indices, h*W + w of the chosen
+// element within its input plane (the first maximum in row-major order; with NaNs the last NaN),
+// as PyTorch's CPU kernel.
+std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntList kernel_size, IntList stride = {},
+                                                   IntList padding = {0}, IntList dilation = {1},
+                                                   bool ceil_mode = false);
+// avg_pool2d: the window's sum over the input elements it covers, in f32 (f64 for f64), divided
+// once by divisor_override when given (any non-zero value), else by the window's size clipped at
+// the padded input (count_include_pad) or at the input (not), rounded once to the dtype.
+Tensor avg_pool2d(const Tensor& input, IntList kernel_size, IntList stride = {}, IntList padding = {0},
+                  bool ceil_mode = false, bool count_include_pad = true,
+                  std::optional<int64_t> divisor_override = std::nullopt);
+
 // ------------------------------------------------------------------ matmul (f64 f32 f16 bf16)
 Tensor mm(const Tensor& a, const Tensor& b);
 Tensor addmm(const Tensor& input, const Tensor& a, const Tensor& b, double beta = 1.0, double alpha = 1.0);

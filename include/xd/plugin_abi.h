@@ -235,7 +235,33 @@ typedef enum xd_op {
                                    Accumulation in CT (f32 for f16/bf16 and f32, f64 for f64), the bias added to
                                    the finished sum, rounded once; the order of the sum is the kernel's. C = 0
                                    gives the bias (0 without one). */
-  XD_OP_COUNT_V1_6 = 55         /* one past the last op of ABI 1.6 */
+  /* ABI 1.6. Pooling. Both take a [N,C,H,W] view (the host views an unbatched [C,H,W] input as
+   * [1,C,H,W]; a and the outputs may have any strides, 0 included) and xd_attrs_pool2d, already
+   * defaulted and validated; Ho and Wo are the host's (PyTorch's pooling_output_shape, ceil_mode
+   * included), and every window holds at least one tap inside the input or its left padding.
+   * Keyed on a's dtype, f64 f32 f16 bf16; out has a's dtype. Window (ho, wo) starts at
+   * h0 = ho*stride[0] - padding[0], w0 = wo*stride[1] - padding[1]. */
+  XD_OP_MAX_POOL2D = 55,        /* [a] -> [out [N,C,Ho,Wo], indices? i64 [N,C,Ho,Wo]] (xd_attrs_pool2d)
+                                   torch.nn.functional.max_pool2d (aten::max_pool2d_with_indices, its CPU kernel):
+                                   the taps are rows h0 + i*dilation[0] (i < kernel[0]) by columns
+                                   w0 + j*dilation[1] (j < kernel[1]); taps outside [0,H) x [0,W) are padding,
+                                   never chosen. Scanning the taps inside row-major (i, then j), a tap replaces the
+                                   running maximum, which starts at -inf, when it is greater or NaN: so a window
+                                   with a NaN gives NaN and the last NaN's index, and of equal maxima the first
+                                   stays. indices (absent unless the caller asked for it) is h*W + w of the chosen
+                                   tap within its (n, c) plane; when no tap replaces -inf (every tap -inf, or none
+                                   inside the input) out is -inf and the index is h*W + w of the first tap row and
+                                   column that are >= 0 (PyTorch's). Exact: the result is an element. */
+  XD_OP_AVG_POOL2D = 56,        /* [a] -> [out [N,C,Ho,Wo]] (xd_attrs_pool2d; dilation 1 1)
+                                   torch.nn.functional.avg_pool2d (its CPU kernel): with h1 = min(h0 + kernel[0],
+                                   H + padding[0]) and w1 likewise, the window's elements are rows
+                                   max(h0,0)..min(h1,H)-1 by columns max(w0,0)..min(w1,W)-1, summed row-major in CT
+                                   (f32 for f16/bf16/f32, f64 for f64); out = sum / d in CT, rounded once to the
+                                   dtype, d = divisor_override when non-zero, else (h1-h0)*(w1-w0) with
+                                   count_include_pad (the window clipped at the padded input), else the number of
+                                   elements summed; d is converted to CT. A window with no element (the host never
+                                   passes one) gives 0. NaN and Inf propagate by IEEE arithmetic. */
+  XD_OP_COUNT_V1_6 = 57         /* one past the last op of ABI 1.6 */
 } xd_op;
 
 /* One past the last op of the newest ABI minor this header declares: what a host of this header
@@ -346,6 +372,19 @@ typedef struct xd_attrs_conv2d {
   int64_t dilation[2]; /* >= 1 */
   int64_t groups;      /* >= 1, divides C and O */
 } xd_attrs_conv2d;
+
+/* ABI 1.6. XD_OP_MAX_POOL2D and XD_OP_AVG_POOL2D: [H, W] pairs, defaulted and checked by the host
+ * (kernel, stride, dilation >= 1; 0 <= padding <= ((kernel-1)*dilation+1)/2; each below 2^31). */
+typedef struct xd_attrs_pool2d {
+  size_t struct_size;
+  int64_t kernel[2];
+  int64_t stride[2];         /* the kernel size where the caller gave none */
+  int64_t padding[2];        /* each side */
+  int64_t dilation[2];       /* max_pool2d; 1 1 for avg_pool2d */
+  int32_t ceil_mode;         /* 1: Ho and Wo were rounded up (the host's; kernels take out's sizes) */
+  int32_t count_include_pad; /* avg_pool2d: 1 divides by the window clipped at the padded input */
+  int64_t divisor_override;  /* avg_pool2d: the divisor when non-zero; 0: none */
+} xd_attrs_pool2d;
 
 /* ---------------------------------------------------------------- tensors as kernels see them */
 /* A strided view of device memory. `handle` is the plugin's own allocation handle (a host pointer

@@ -42,6 +42,7 @@ enum class OpKind {
   gather,             // (self, index of self's rank) -> out of index's shape along dim
   attention,          // (query, key, value, attn_mask?) -> out
   conv2d,             // (input, weight, bias?) -> out
+  pool2d,             // (self [N,C,H,W] or [C,H,W]) -> out (max_pool2d: indices?) over 2-d windows
 };
 const char* op_kind_name(OpKind kind) noexcept;
 

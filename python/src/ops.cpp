@@ -367,6 +367,53 @@ void bind_ops(py::module_& m) {
       },
       py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1, py::arg("padding") = 0,
       py::arg("dilation") = 1, py::arg("groups") = 1);
+  // ---------------------------------------------------------------- pooling
+  // torch.nn.functional's signatures: kernel_size, stride, padding and dilation an int or a
+  // sequence of ints; stride None is the kernel size.
+  struct pool_lists {
+    std::vector<int64_t> kernel, stride, padding, dilation;
+    pool_lists(py::handle k, const py::object& s, py::handle p, py::handle d)
+        : kernel(int_list(k, "kernel_size")),
+          stride(s.is_none() ? std::vector<int64_t>{} : int_list(s, "stride")),
+          padding(int_list(p, "padding")),
+          dilation(int_list(d, "dilation")) {}
+  };
+  const auto max_pool_indices = [](const Tensor& x, py::handle k, const py::object& s, py::handle p, py::handle d,
+                                   bool ceil_mode) {
+    const pool_lists l(k, s, p, d);
+    py::gil_scoped_release nogil;
+    return xd::max_pool2d_with_indices(x, l.kernel, l.stride, l.padding, l.dilation, ceil_mode);
+  };
+  m.def("max_pool2d_with_indices", max_pool_indices, py::arg("input"), py::arg("kernel_size"),
+        py::arg("stride") = py::none(), py::arg("padding") = 0, py::arg("dilation") = 1, py::arg("ceil_mode") = false,
+        "torch.nn.functional.max_pool2d_with_indices: (out, indices), indices h*W + w in the input plane.");
+  m.def(
+      "max_pool2d",
+      [max_pool_indices](const Tensor& x, py::handle k, const py::object& s, py::handle p, py::handle d, bool ceil_mode,
+                         bool return_indices) -> py::object {
+        if (return_indices) return py::cast(max_pool_indices(x, k, s, p, d, ceil_mode));
+        const pool_lists l(k, s, p, d);
+        Tensor out;
+        {
+          py::gil_scoped_release nogil;
+          out = xd::max_pool2d(x, l.kernel, l.stride, l.padding, l.dilation, ceil_mode);
+        }
+        return py::cast(out);
+      },
+      py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(), py::arg("padding") = 0,
+      py::arg("dilation") = 1, py::arg("ceil_mode") = false, py::arg("return_indices") = false,
+      "torch.nn.functional.max_pool2d: out, or (out, indices) with return_indices.");
+  m.def(
+      "avg_pool2d",
+      [](const Tensor& x, py::handle k, const py::object& s, py::handle p, bool ceil_mode, bool count_include_pad,
+         std::optional<int64_t> divisor_override) {
+        const pool_lists l(k, s, p, py::int_(1));
+        py::gil_scoped_release nogil;
+        return xd::avg_pool2d(x, l.kernel, l.stride, l.padding, ceil_mode, count_include_pad, divisor_override);
+      },
+      py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(), py::arg("padding") = 0,
+      py::arg("ceil_mode") = false, py::arg("count_include_pad") = true, py::arg("divisor_override") = py::none(),
+      "torch.nn.functional.avg_pool2d.");
 
   // ---------------------------------------------------------------- matmul
   m.def("mm", &xd::mm, py::arg("input"), py::arg("mat2"), release_gil());

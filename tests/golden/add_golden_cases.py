@@ -432,6 +432,68 @@ def conv2d_cases():
     return cases
 
 
+def pool_cases(op):
+    """max_pool2d (values and indices, as max_pool2d_with_indices) and avg_pool2d: square and
+    rectangular kernels, the default stride, padding, dilation, ceil_mode (a last window hanging
+    past the input, and [1, 1, 5, 5] k2 s2 p1, where the window that would start in the right
+    padding is dropped), count_include_pad both ways, divisor_override (positive, negative), an
+    unbatched input, an empty batch, special values and (max) a window with no tap in the input
+    (-inf, index 2). torch 1.13's CPU has no f16 pooling, so f16 and bf16 run torch's f32 kernel
+    and are rounded once, which is how PyTorch 2's CPU kernels compute them (max exactly; avg sums
+    in float and divides once in float)."""
+    F = torch.nn.functional
+    max_rows = [  # shape, kernel, stride (None: the kernel), padding, dilation, ceil_mode, special, indices
+        ([1, 1, 4, 5], [3], [2], [1], [1], True, False, True),
+        ([2, 3, 7, 9], [3], [2], [1], [1], False, False, False),
+        ([2, 3, 7, 9], [3, 2], [2, 1], [1, 0], [2, 1], False, False, True),
+        ([1, 2, 5, 5], [2], [2], [0], [1], True, False, True),
+        ([2, 3, 10, 11], [3], [3], [1], [1], True, False, True),
+        ([1, 1, 5, 5], [2], [2], [1], [1], True, False, True),
+        ([3, 6, 7], [2], None, [0], [1], False, False, True),
+        ([2, 2, 9, 9], [3], [2], [1], [1], False, True, True),
+        ([1, 2, 1, 1], [2], [1], [1], [2], False, False, True),
+        ([0, 2, 4, 4], [2], None, [0], [1], False, False, True),
+    ]
+    avg_rows = [  # shape, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override, special
+        ([1, 1, 4, 5], [3], [2], [1], True, True, None, False),
+        ([2, 3, 7, 9], [3], [2], [1], False, False, None, False),
+        ([2, 3, 7, 9], [3, 2], [2, 1], [1, 0], False, True, None, False),
+        ([1, 2, 5, 5], [2], [2], [0], True, True, None, False),
+        ([2, 3, 10, 11], [3], [3], [1], True, False, None, False),
+        ([2, 3, 10, 11], [3], [3], [1], True, True, 5, False),
+        ([3, 6, 7], [2], None, [0], False, True, -2, False),
+        ([1, 1, 5, 5], [2], [2], [1], True, True, None, False),
+        ([1, 1, 5, 5], [2], [2], [1], True, False, None, False),
+        ([2, 2, 9, 9], [3], [2], [1], False, True, None, True),
+    ]
+    tol = {"f64": 1e-12, "f32": 1e-6, "f16": 1e-3, "bf16": 8e-3}
+    cases = []
+    for dtype in ["f32", "f64", "f16", "bf16"]:
+        dt = TORCH_DTYPES[dtype]
+        up = torch.float32 if dt in (torch.float16, torch.bfloat16) else dt
+        if op == "max_pool2d":
+            for i, (shape, k, s, p, d, ceil, special, indices) in enumerate(max_rows):
+                def call(t, k=k, s=s, p=p, d=d, ceil=ceil, indices=indices, dt=dt, up=up):
+                    o, ind = F.max_pool2d(t["self"].to(up), k, s, p, d, ceil, return_indices=True)
+                    return {"out": o.to(dt), "indices": ind} if indices else {"out": o.to(dt)}
+                cases.append({"op": op, "dtype": dtype, "index": i,
+                              "attrs": {"kernel_size": k, "stride": s, "padding": p, "dilation": d, "ceil_mode": ceil,
+                                        "return_indices": indices},
+                              "inputs": {"self": (shape, dtype, special)}, "call": call, "rtol": 0.0, "atol": 0.0,
+                              "note": ("special values; " if special else "") + "f16/bf16 through torch's f32 kernel"})
+        else:
+            for i, (shape, k, s, p, ceil, cip, div, special) in enumerate(avg_rows):
+                def call(t, k=k, s=s, p=p, ceil=ceil, cip=cip, div=div, dt=dt, up=up):
+                    return {"out": F.avg_pool2d(t["self"].to(up), k, s, p, ceil, cip, div).to(dt)}
+                cases.append({"op": op, "dtype": dtype, "index": i,
+                              "attrs": {"kernel_size": k, "stride": s, "padding": p, "ceil_mode": ceil,
+                                        "count_include_pad": cip, "divisor_override": div},
+                              "inputs": {"self": (shape, dtype, special)}, "call": call, "rtol": tol[dtype],
+                              "atol": tol[dtype],
+                              "note": ("special values; " if special else "") + "f16/bf16 through torch's f32 kernel"})
+    return cases
+
+
 # One entry per op: the cases it contributes ("graph": the fixed graphs of xd-conform --compiled).
 CASES = {
     "maximum": lambda: binary_cases("maximum", torch.maximum),
@@ -445,6 +507,8 @@ CASES = {
     "gather": gather_cases,
     "scaled_dot_product_attention": sdpa_cases,
     "conv2d": conv2d_cases,
+    "max_pool2d": lambda: pool_cases("max_pool2d"),
+    "avg_pool2d": lambda: pool_cases("avg_pool2d"),
     "graph": graph_cases,
 }
 

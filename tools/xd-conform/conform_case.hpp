@@ -81,6 +81,12 @@ struct Attrs {
   std::vector<int64_t> conv_stride{1}, conv_padding{0}, conv_dilation{1};  // conv2d
   int64_t conv_groups = 1;
   int conv_same = 0;                  // conv2d: 1 padding "same", 2 "valid", 0 conv_padding
+  // max_pool2d, avg_pool2d: 1 or 2 ints each; an empty stride is the kernel size.
+  std::vector<int64_t> kernel_size{1}, stride, padding{0}, dilation{1};
+  bool ceil_mode = false;
+  bool count_include_pad = true;            // avg_pool2d
+  std::optional<int64_t> divisor_override;  // avg_pool2d
+  bool return_indices = false;              // max_pool2d: the indices output too
 };
 
 struct Case {

@@ -35,5 +35,7 @@ xd_status run_attention(const xd_kernel_call* c);     // attention.cpp
 xd_status run_conv2d(const xd_kernel_call* c);        // conv.cpp
 // attention.cpp: check_device, and declines head dims the fused kernel cannot hold.
 int32_t check_attention(const xd_kernel_call* c, char* reason, size_t reason_size);
+xd_status run_max_pool2d(const xd_kernel_call* c);  // pool.cpp
+xd_status run_avg_pool2d(const xd_kernel_call* c);
 
 }  // namespace xd::xpu
