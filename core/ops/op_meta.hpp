@@ -50,6 +50,7 @@ union KernelAttrs {
   xd_attrs_clamp clamp;
   xd_attrs_round round;
   xd_attrs_attention attention;
+  xd_attrs_topk topk;
 };
 
 struct MetaResult {

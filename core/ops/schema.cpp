@@ -88,6 +88,8 @@ const std::array<OpSchema, kOpCount>& schemas() {
       {XD_OP_SCALED_DOT_PRODUCT_ATTENTION, "scaled_dot_product_attention", OpKind::attention,
        {"query", "key", "value", "attn_mask"}, {"out"}, meta_attention, at<AttentionAttrs, xd_attrs_attention>(),
        0b1000, 0},
+      {XD_OP_CUMSUM, "cumsum", OpKind::cumsum, {"self"}, {"out"}, meta_cumsum, at<CumsumAttrs, xd_attrs_dim>()},
+      {XD_OP_TOPK, "topk", OpKind::topk, {"self"}, {"values", "indices"}, meta_topk, at<TopkAttrs, xd_attrs_topk>()},
   }};
   // clang-format on
   return s;
@@ -140,6 +142,8 @@ const char* op_kind_name(OpKind kind) noexcept {
     case OpKind::layer_norm_backward: return "layer_norm_backward";
     case OpKind::gather: return "gather";
     case OpKind::attention: return "attention";
+    case OpKind::cumsum: return "cumsum";
+    case OpKind::topk: return "topk";
     case OpKind::weight_int4_mm: return "weight_int4_mm";
     case OpKind::quantize_int4: return "quantize_int4";
   }

@@ -41,6 +41,8 @@ enum class OpKind {
   layer_norm_backward,
   gather,             // (self, index of self's rank) -> out of index's shape along dim
   attention,          // (query, key, value, attn_mask?) -> out
+  cumsum,             // (self) -> out along dim; attrs: dtype
+  topk,               // (self) -> (values, indices i64) along dim; attrs: k, largest, sorted
 };
 const char* op_kind_name(OpKind kind) noexcept;
 

@@ -57,7 +57,13 @@ int main(void) {
   if (XD_ABI_MINOR < 5) return 1;
   if (XD_OP_LAYER_NORM != 50 || XD_OP_LAYER_NORM_BACKWARD != 51 || XD_OP_GATHER != 52) return 1;
   if (XD_OP_SCALED_DOT_PRODUCT_ATTENTION != 53) return 1;
-  if (XD_OP_COUNT_V1_5 != 54 || XD_OP_COUNT_LATEST != XD_OP_COUNT_V1_5) return 1;
+  if (XD_OP_COUNT_V1_5 != 54) return 1;
+  /* ABI 1.6 appended cumsum (54, xd_attrs_dim) and topk (55, xd_attrs_topk). */
+  if (XD_ABI_MINOR < 6) return 1;
+  if (XD_OP_CUMSUM != 54 || XD_OP_TOPK != 55 || XD_OP_COUNT_V1_6 != 56) return 1;
+  if (XD_OP_COUNT_LATEST != XD_OP_COUNT_V1_6) return 1;
+  if (sizeof(((xd_attrs_topk*)0)->k) != 8 || offsetof(xd_attrs_topk, sorted) < offsetof(xd_attrs_topk, largest))
+    return 1;
   if (sizeof(((xd_attrs_layer_norm_backward*)0)->output_mask) != 3 * sizeof(int32_t)) return 1;
   if (offsetof(xd_attrs_attention, is_causal) < offsetof(xd_attrs_attention, scale)) return 1;
   if (offsetof(xd_attrs_clamp, int_min) < offsetof(xd_attrs_clamp, real_max)) return 1;

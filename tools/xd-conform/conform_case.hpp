@@ -78,6 +78,9 @@ struct Attrs {
   Dtype index_dtype = Dtype::i64;     // csr ops: the CSR operand's index dtype
   bool is_causal = false;             // scaled_dot_product_attention
   std::optional<double> scale;        // scaled_dot_product_attention (nullopt: 1/sqrt(E))
+  std::optional<Dtype> cumsum_dtype;  // cumsum's dtype argument
+  int64_t k = 0;                      // topk
+  bool largest = true, sorted = true;  // topk
 };
 
 struct Case {

@@ -26,6 +26,7 @@ extern const plugin::kernel_def def_csr_addmm, def_csr_to_dense;
 extern const plugin::kernel_def def_index_select;
 extern const plugin::kernel_def def_gather;
 extern const plugin::kernel_def def_scaled_dot_product_attention;
+extern const plugin::kernel_def def_cumsum, def_topk;
 extern const plugin::kernel_def def_copy_fast, def_add_fast, def_sub_fast, def_mul_fast;
 extern const plugin::kernel_def def_sum_fast, def_mean_fast, def_amax_fast, def_amin_fast;
 extern const plugin::kernel_def def_softmax_fast, def_log_softmax_fast, def_rms_norm_fast, def_rms_norm_backward_fast;
@@ -127,6 +128,9 @@ const plugin::kernel_def* const kKernels[] = {
     &def_gather,
     // attention
     &def_scaled_dot_product_attention,
+    // scans and selections
+    &def_cumsum,
+    &def_topk,
 };
 
 }  // namespace

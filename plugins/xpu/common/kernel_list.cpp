@@ -110,6 +110,8 @@ constexpr entry kList[] = {
       check_attention},
      "attention",
      {"xd_attention"}},
+    kernel(XD_OP_CUMSUM, "cumsum", kNumeric, "scan", run_cumsum, {"xd_cumsum_row", "xd_cumsum_lane"}),
+    kernel(XD_OP_TOPK, "topk", kNumeric, "scan", run_topk, {"xd_topk"}),
 };
 
 }  // namespace

@@ -38,6 +38,8 @@ set(XD_XPU_TAGS_quant_mm i8 e4m3 e5m2)
 set(XD_XPU_TAGS_indexing ${XD_XPU_ALL_TAGS})
 # attention.cl: scaled_dot_product_attention, floating only.
 set(XD_XPU_TAGS_attention ${XD_XPU_FLOAT_TAGS})
+# scan.cl: cumsum (keyed on the result's dtype) and topk, the numeric dtypes.
+set(XD_XPU_TAGS_scan ${XD_XPU_NUMERIC_TAGS})
 
 # XD_XPU_WTAGS_<source>: a second dtype the source is specialised on (-DXD_WT=<wtag>), for each of
 # its tags. rms_norm.cl reads the weight in its own dtype, and the CPU reference accepts any

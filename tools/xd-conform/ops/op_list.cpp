@@ -23,13 +23,14 @@ const OpFamily& quant_mm_family();  // int_mm, scaled_mm
 const OpFamily& sparse_family();    // csr_addmm, csr_to_dense
 const OpFamily& index_family();     // index_select, gather
 const OpFamily& attention_family();  // scaled_dot_product_attention
+const OpFamily& scan_family();       // cumsum, topk
 
 namespace {
 
 std::vector<const OpFamily*> op_families() {
-  return {&creation_family(), &copy_family(),     &unary_family(),  &binary_family(),
-          &reduce_family(),   &softmax_family(),  &matmul_family(), &rms_norm_family(),
-          &int4_family(),     &quant_mm_family(), &sparse_family(), &index_family(), &attention_family()};
+  return {&creation_family(), &copy_family(),   &unary_family(),     &binary_family(), &reduce_family(),
+          &softmax_family(),  &matmul_family(), &rms_norm_family(),  &int4_family(),   &quant_mm_family(),
+          &sparse_family(),   &index_family(),  &attention_family(), &scan_family()};
 }
 
 // Op name -> family. Two families claiming one op is a mistake in this folder, found at the
