@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The model ops on the GPU beside PyTorch in one run (docs/performance.md, "Model ops"): the
-# conformance and golden cases of conv2d, the pools and attention on the OpenCL GPU, the cnn and
+# conformance (full) and golden cases of conv2d, the pools, cumsum, topk and attention on the OpenCL GPU
+# (attention also with its tensor-core kernel switched off), the cnn and
 # llama_decoder examples against PyTorch's outputs, then xd-bench's causal attention (bf16, f16)
 # and conv2d at ResNet-50's shapes (f32, bf16), and bench/torch_reference.py --suite models.
 #
@@ -21,7 +22,9 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv 2>&1 | head
 section "xd-conform (full) on the model ops, --backend opencl"
 ops=()
 for op in conv2d max_pool2d avg_pool2d scaled_dot_product_attention cumsum topk layer_norm gather; do ops+=(--op "$op"); done
-timeout 300 "$bin/xd-conform" --backend opencl "${ops[@]}" 2>&1 | tail -6
+timeout 300 "$bin/xd-conform" --backend opencl "${ops[@]}" 2>&1 | tail -10
+section "xd-conform (full) attention with the tensor-core kernel off (XD_OPENCL_MATMUL_MMA=0: the portable kernel)"
+XD_OPENCL_MATMUL_MMA=0 timeout 300 "$bin/xd-conform" --backend opencl --op scaled_dot_product_attention 2>&1 | tail -2
 section "xd-conform --golden --backend opencl"
 timeout 180 "$bin/xd-conform" --golden "$here/tests/golden" --backend opencl 2>&1 | tail -4
 section "examples against PyTorch on the GPU"
@@ -36,6 +39,9 @@ bench=("$bin/xd-bench" --backend opencl --warmup 2)
 section "xd-bench: causal attention B4 H32 S2048 D128, bf16 and f16"
 "${bench[@]}" --op attention --size 4x32x2048x128 --dtype bf16 --dtype f16 --reps 5 \
   --json "$out/attention.json" --csv "$out/attention.csv"
+section "xd-bench: the same attention on the portable kernel (XD_OPENCL_MATMUL_MMA=0)"
+XD_OPENCL_MATMUL_MMA=0 "${bench[@]}" --op attention --size 4x32x2048x128 --dtype bf16 --reps 2 \
+  --json "$out/attention_portable.json" --csv "$out/attention_portable.csv"
 section "xd-bench: conv2d at ResNet-50's shapes (NxCxHxWxOxKxS, padding K/2), f32 and bf16"
 sizes=()
 for s in 32x3x224x224x64x7x2 32x64x56x56x64x3x1 32x128x28x28x128x3x1 32x256x14x14x256x3x1 32x512x7x7x512x3x1 \

@@ -62,6 +62,17 @@ struct DimAttrs {  // softmax, log_softmax, index_select, gather
   int64_t dim = -1;
 };
 
+struct CumsumAttrs {
+  int64_t dim = 0;
+  std::optional<Dtype> dtype;  // the result's; default: i64 for bool and integers, else a's
+};
+struct TopkAttrs {
+  int64_t k = 0;
+  int64_t dim = -1;
+  bool largest = true;
+  bool sorted = true;
+};
+
 struct BlasAttrs {  // addmm, baddbmm: beta * self + alpha * (a @ b)
   double beta = 1, alpha = 1;
 };

@@ -17,6 +17,8 @@ MetaResult meta_unary(const MetaArgs& a);              // pointwise.cpp: neg ...
 MetaResult meta_clamp(const MetaArgs& a);              // pointwise.cpp
 MetaResult meta_index_select(const MetaArgs& a);       // indexing.cpp
 MetaResult meta_gather(const MetaArgs& a);             // indexing.cpp
+MetaResult meta_cumsum(const MetaArgs& a);             // scan.cpp
+MetaResult meta_topk(const MetaArgs& a);               // scan.cpp
 MetaResult meta_attention(const MetaArgs& a);          // attention.cpp: scaled_dot_product_attention
 MetaResult meta_conv2d(const MetaArgs& a);             // conv.cpp
 MetaResult meta_pool2d(const MetaArgs& a);             // pool.cpp: max_pool2d, avg_pool2d

@@ -52,6 +52,7 @@ union KernelAttrs {
   xd_attrs_attention attention;
   xd_attrs_conv2d conv2d;
   xd_attrs_pool2d pool2d;
+  xd_attrs_topk topk;
 };
 
 struct MetaResult {

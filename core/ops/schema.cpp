@@ -93,6 +93,8 @@ const std::array<OpSchema, kOpCount>& schemas() {
       {XD_OP_MAX_POOL2D, "max_pool2d", OpKind::pool2d, {"self"}, {"out", "indices"}, meta_pool2d,
        at<Pool2dAttrs, xd_attrs_pool2d>(), 0, 0b10},
       {XD_OP_AVG_POOL2D, "avg_pool2d", OpKind::pool2d, {"self"}, {"out"}, meta_pool2d, at<Pool2dAttrs, xd_attrs_pool2d>()},
+      {XD_OP_CUMSUM, "cumsum", OpKind::cumsum, {"self"}, {"out"}, meta_cumsum, at<CumsumAttrs, xd_attrs_dim>()},
+      {XD_OP_TOPK, "topk", OpKind::topk, {"self"}, {"values", "indices"}, meta_topk, at<TopkAttrs, xd_attrs_topk>()},
   }};
   // clang-format on
   return s;
@@ -147,6 +149,8 @@ const char* op_kind_name(OpKind kind) noexcept {
     case OpKind::attention: return "attention";
     case OpKind::conv2d: return "conv2d";
     case OpKind::pool2d: return "pool2d";
+    case OpKind::cumsum: return "cumsum";
+    case OpKind::topk: return "topk";
     case OpKind::weight_int4_mm: return "weight_int4_mm";
     case OpKind::quantize_int4: return "quantize_int4";
   }

@@ -106,6 +106,22 @@ Tensor argmax(const Tensor& a, int64_t dim, bool keepdim = false);  // i64 resul
 Tensor softmax(const Tensor& a, int64_t dim);       // floating only
 Tensor log_softmax(const Tensor& a, int64_t dim);
 
+// ------------------------------------------------------------------ scans and selections
+// torch.cumsum: out[.., i, ..] = a[.., 0, ..] + ... + a[.., i, ..] along dim (negative dims wrap; a
+// 0-d tensor is [1]), a new tensor of a's shape. dtype as torch: bool and integer inputs give i64,
+// floating ones keep their dtype; a given dtype (f64 f32 f16 bf16 i8 u8 i32 i64) wins, the input
+// converted to it first. f16/bf16 sum in f32 (each output rounded once), f32 in f32, integers wrap.
+// docs/ops/topk.md. Errors: IndexError for dim out of range; DtypeError for an fp8 input or a bool or
+// fp8 dtype.
+Tensor cumsum(const Tensor& a, int64_t dim, std::optional<Dtype> dtype = std::nullopt);
+// torch.topk: the k largest (smallest without largest) elements of a along dim and their indices
+// (i64), both of a's shape with size(dim) = k. NaN counts as larger than every number; equal values
+// go to the smaller index; sorted=false still sorts (torch allows any order). A 0-d a gives 0-d
+// outputs for k 0 or 1, as torch. f64 f32 f16 bf16 i8 u8 i32 i64. docs/ops/topk.md. Errors:
+// IndexError for dim out of range or k outside [0, a.size(dim)] ("selected index k out of range");
+// DtypeError for bool and fp8.
+std::tuple<Tensor, Tensor> topk(const Tensor& a, int64_t k, int64_t dim = -1, bool largest = true, bool sorted = true);
+
 // ------------------------------------------------------------------ indexing
 // torch.index_select: the entries of `a` at `index` along `dim`, a new tensor of a's dtype and
 // rank with size(dim) = index.numel(). Every dtype. `index` is a 1-d or 0-d i64 or i32 tensor on

@@ -261,7 +261,26 @@ typedef enum xd_op {
                                    count_include_pad (the window clipped at the padded input), else the number of
                                    elements summed; d is converted to CT. A window with no element (the host never
                                    passes one) gives 0. NaN and Inf propagate by IEEE arithmetic. */
-  XD_OP_COUNT_V1_6 = 57         /* one past the last op of ABI 1.6 */
+  /* ABI 1.6. Scans and selections along one dim, as PyTorch defines them. Rows are every dim but `dim`; the host
+   * presents a 0-d tensor as [1] (and topk's 0-d outputs too). Views of any strides. */
+  XD_OP_CUMSUM = 57,            /* [a] -> [out] (xd_attrs_dim) torch.cumsum: out has a's shape and dtype, out[.., i, ..] =
+                                   a[.., 0, ..] + ... + a[.., i, ..] along dim. Keyed on out's dtype, which a has too:
+                                   f64 f32 f16 bf16 i8 u8 i32 i64 (the host applies torch's dtype rule — bool and
+                                   integer inputs give i64, a given dtype wins — and converts a to it first).
+                                   Accumulation: f32 for f16/bf16 (each output rounded once from the running f32 sum),
+                                   f32 for f32, f64 for f64, int64 wrapping for integers (exact two's-complement
+                                   wrap-around of out's width). NaN and infinities propagate as in a running sum. The
+                                   order of the additions is the kernel's: the CPU reference adds in index order; a
+                                   parallel scan may reassociate (floating results then differ by rounding; integers
+                                   are exact). */
+  XD_OP_TOPK = 58,              /* [a] -> [values, indices i64] (xd_attrs_topk) torch.topk: both have a's shape with
+                                   size(dim) = k, 0 <= k <= a.size(dim) (checked by the host). Keyed on a's dtype: f64
+                                   f32 f16 bf16 i8 u8 i32 i64; values are a's elements, bit for bit. Order: with
+                                   largest, NaN first, then larger values; without, smaller values first, NaN last
+                                   (NaN is larger than every number, as in torch); -0 equals +0; equal values go to
+                                   the smaller index (torch leaves that unspecified), so the result is one. sorted = 0
+                                   allows any order of the k; the in-tree kernels sort anyway. */
+  XD_OP_COUNT_V1_6 = 59         /* one past the last op of ABI 1.6 */
 } xd_op;
 
 /* One past the last op of the newest ABI minor this header declares: what a host of this header
@@ -385,6 +404,15 @@ typedef struct xd_attrs_pool2d {
   int32_t count_include_pad; /* avg_pool2d: 1 divides by the window clipped at the padded input */
   int64_t divisor_override;  /* avg_pool2d: the divisor when non-zero; 0: none */
 } xd_attrs_pool2d;
+
+/* ABI 1.6. XD_OP_TOPK (XD_OP_CUMSUM takes xd_attrs_dim). */
+typedef struct xd_attrs_topk {
+  size_t struct_size;
+  int64_t k;       /* in [0, a.size(dim)] */
+  int32_t dim;     /* normalised to [0, ndim) */
+  int32_t largest; /* 1: the k largest, 0: the k smallest */
+  int32_t sorted;  /* 1: in the order above; 0: any order */
+} xd_attrs_topk;
 
 /* ---------------------------------------------------------------- tensors as kernels see them */
 /* A strided view of device memory. `handle` is the plugin's own allocation handle (a host pointer

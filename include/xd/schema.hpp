@@ -43,6 +43,8 @@ enum class OpKind {
   attention,          // (query, key, value, attn_mask?) -> out
   conv2d,             // (input, weight, bias?) -> out
   pool2d,             // (self [N,C,H,W] or [C,H,W]) -> out (max_pool2d: indices?) over 2-d windows
+  cumsum,             // (self) -> out along dim; attrs: dtype
+  topk,               // (self) -> (values, indices i64) along dim; attrs: k, largest, sorted
 };
 const char* op_kind_name(OpKind kind) noexcept;
 

@@ -312,6 +312,24 @@ void bind_ops(py::module_& m) {
   m.def(
       "gather", [](const Tensor& a, int64_t dim, const Tensor& index) { return xd::gather(a, dim, index); },
       py::arg("input"), py::arg("dim"), py::arg("index"), release_gil());
+  // torch.cumsum(input, dim, *, dtype=None); torch.topk(input, k, dim=-1, largest=True, sorted=True),
+  // which returns (values, indices).
+  m.def(
+      "cumsum",
+      [](const Tensor& a, int64_t dim, const py::object& dtype) {
+        const std::optional<xd::Dtype> d =
+            dtype.is_none() ? std::nullopt : std::optional<xd::Dtype>(dtype_or(dtype, xd::Dtype::f32));
+        py::gil_scoped_release nogil;
+        return xd::cumsum(a, dim, d);
+      },
+      py::arg("input"), py::arg("dim"), py::kw_only(), py::arg("dtype") = py::none());
+  m.def(
+      "topk",
+      [](const Tensor& a, int64_t k, int64_t dim, bool largest, bool sorted) {
+        return xd::topk(a, k, dim, largest, sorted);
+      },
+      py::arg("input"), py::arg("k"), py::arg("dim") = -1, py::arg("largest") = true, py::arg("sorted") = true,
+      release_gil());
   // torch.nn.functional.embedding's argument order: the indices first, then the table.
   m.def(
       "embedding",

@@ -16,7 +16,7 @@ for _name in dir(_xdispatch):
 _METHODS = (
     "add", "sub", "mul", "div", "pow", "eq", "lt", "gt", "maximum", "minimum", "neg", "abs", "exp",
     "log", "sqrt", "rsqrt", "relu", "gelu", "silu", "sigmoid", "tanh", "clamp", "floor", "round", "sum",
-    "mean", "amax", "amin", "argmax", "index_select", "gather", "softmax", "log_softmax", "mm", "bmm", "matmul", "addmm",
+    "mean", "amax", "amin", "argmax", "index_select", "gather", "cumsum", "topk", "softmax", "log_softmax", "mm", "bmm", "matmul", "addmm",
     "baddbmm",
 )
 

@@ -59,13 +59,16 @@ int main(void) {
   if (XD_OP_SCALED_DOT_PRODUCT_ATTENTION != 53) return 1;
   if (XD_OP_COUNT_V1_5 != 54) return 1;
   /* ABI 1.6 appended conv2d (54, xd_attrs_conv2d), max_pool2d (55) and avg_pool2d (56), both taking
-   * xd_attrs_pool2d. */
+   * xd_attrs_pool2d, cumsum (57, xd_attrs_dim) and topk (58, xd_attrs_topk). */
   if (XD_ABI_MINOR < 6) return 1;
   if (XD_OP_CONV2D != 54 || XD_OP_MAX_POOL2D != 55 || XD_OP_AVG_POOL2D != 56) return 1;
-  if (XD_OP_COUNT_V1_6 != 57 || XD_OP_COUNT_LATEST != XD_OP_COUNT_V1_6) return 1;
+  if (XD_OP_CUMSUM != 57 || XD_OP_TOPK != 58) return 1;
+  if (XD_OP_COUNT_V1_6 != 59 || XD_OP_COUNT_LATEST != XD_OP_COUNT_V1_6) return 1;
   if (offsetof(xd_attrs_conv2d, groups) < offsetof(xd_attrs_conv2d, dilation)) return 1;
   if (sizeof(((xd_attrs_pool2d*)0)->kernel) != 2 * sizeof(int64_t)) return 1;
   if (offsetof(xd_attrs_pool2d, divisor_override) < offsetof(xd_attrs_pool2d, count_include_pad)) return 1;
+  if (sizeof(((xd_attrs_topk*)0)->k) != 8 || offsetof(xd_attrs_topk, sorted) < offsetof(xd_attrs_topk, largest))
+    return 1;
   if (sizeof(((xd_attrs_layer_norm_backward*)0)->output_mask) != 3 * sizeof(int32_t)) return 1;
   if (offsetof(xd_attrs_attention, is_causal) < offsetof(xd_attrs_attention, scale)) return 1;
   if (offsetof(xd_attrs_clamp, int_min) < offsetof(xd_attrs_clamp, real_max)) return 1;

@@ -47,12 +47,34 @@ def special_floats(shape, dtype, gen):
     return x.to(dtype)
 
 
+def distinct_values(shape, dtype, gen, specials=False):
+    """A shuffled range: no two elements equal, each exact in the dtype (floats: odd multiples of
+    1/8, never zero). With specials, each row (last dim) gets one NaN, +Inf, -Inf and -0 in random
+    places, still with no two equal."""
+    n = math.prod(shape)
+    p = torch.randperm(n, generator=gen).to(torch.float64)
+    if dtype == torch.uint8:
+        x = p
+    elif dtype.is_floating_point:
+        x = (2 * (p - n // 2) + 1) / 8
+    else:
+        x = p - n // 2
+    x = x.reshape(shape)
+    if specials and shape and shape[-1] >= 4:
+        for row in x.view(-1, shape[-1]):
+            at = torch.randperm(shape[-1], generator=gen)[:4]
+            row[at] = torch.tensor([float("nan"), float("inf"), float("-inf"), -0.0], dtype=torch.float64)
+    return x.to(dtype)
+
+
 def operand(shape, dtype_name, gen, special, lo=-4.0, hi=4.0):
     dtype = TORCH_DTYPES[dtype_name]
     if special == "index":  # indices into a dim of size hi: [lo, hi)
         return torch.randint(int(lo), int(hi), shape, generator=gen, dtype=torch.int64).to(dtype)
     if dtype == torch.bool:
         return torch.randint(0, 2, shape, generator=gen, dtype=torch.int64).to(dtype)
+    if special in ("distinct", "distinct_special"):  # no two equal (topk: the indices of ties are unspecified)
+        return distinct_values(shape, dtype, gen, special == "distinct_special")
     if dtype.is_floating_point:
         if special == "halves":  # multiples of 0.5 in [lo, hi): the ties of round, floor's -0.5
             return (torch.floor(torch.rand(shape, generator=gen, dtype=torch.float64) * (hi - lo) * 2) / 2 + lo).to(dtype)
@@ -494,6 +516,80 @@ def pool_cases(op):
     return cases
 
 
+def cumsum_reference(t, dim, dtype):
+    """torch.cumsum; f16 (which torch 1.13's CPU kernel lacks) as torch 2 computes it: a running
+    f32 sum rounded once per output."""
+    if dtype is not None:
+        t = t.to(dtype)  # what torch.cumsum(t, dim, dtype=dtype) does first
+    if t.dtype == torch.float16:
+        return torch.cumsum(t.float(), dim).half()
+    return torch.cumsum(t, dim, dtype=dtype)
+
+
+def cumsum_cases():
+    """cumsum: every dtype it is keyed on (the result's), each dim, a negative dim, 0-d and empty
+    inputs, special values; bool and integer inputs widened to i64, and the dtype argument
+    (narrow integers wrap, floats truncate to an integer dtype, f32 to f64)."""
+    rows = [([7], 0), ([5, 9], 0), ([5, 9], 1), ([3, 4, 6], -1), ([], 0), ([0, 4], 1)]
+    # torch's CPU kernel sums f32 in double: other roundings than an f32 running sum.
+    tol = {"f64": (1e-12, 1e-12), "f32": (2e-6, 1e-5), "f16": (1e-3, 1e-4), "bf16": (8e-3, 1e-3)}
+    cases = []
+    for key in ["f32", "f64", "f16", "bf16", "i8", "u8", "i32", "i64"]:
+        floating = TORCH_DTYPES[key].is_floating_point
+        # i8, u8 and i32 results exist only when asked for (dtype=); i64 from an i64 input.
+        given = None if floating or key == "i64" else key
+        special = [([4, 10], 1, True)] if floating else []
+        for i, (shape, dim, *sp) in enumerate([(s, d) for s, d in rows] + special):
+            rtol, atol = tol.get(key, (0.0, 0.0))
+            cases.append({"op": "cumsum", "dtype": key, "index": i, "attrs": {"dim": dim, "dtype": given},
+                          "inputs": {"self": (shape, key, bool(sp))},
+                          "call": lambda t, dim=dim, g=given: {"out": cumsum_reference(
+                              t["self"], dim, None if g is None else TORCH_DTYPES[g])},
+                          "rtol": rtol, "atol": atol, "note": "special values" if sp else ""})
+    extra = [("i64", "bool", None, [6, 11]), ("i64", "i32", None, [6, 11]), ("i64", "u8", None, [4, 9]),
+             ("i32", "f32", "i32", [5, 8]), ("f64", "f32", "f64", [5, 8]), ("f16", "f32", "f16", [3, 40])]
+    for j, (key, src, given, shape) in enumerate(extra):
+        rtol, atol = tol.get(key, (0.0, 0.0))
+        cases.append({"op": "cumsum", "dtype": key, "index": 10 + j, "attrs": {"dim": 1, "dtype": given},
+                      "inputs": {"self": (shape, src, False, -20.0, 20.0)},
+                      "call": lambda t, g=given: {"out": cumsum_reference(
+                          t["self"], 1, None if g is None else TORCH_DTYPES[g])},
+                      "rtol": rtol, "atol": atol, "note": f"{src} input" + (f", dtype={given}" if given else "")})
+    return cases
+
+
+def topk_cases():
+    """topk: every dtype, each dim, k = 0, 1 and the dim's size, largest and smallest, 0-d and
+    empty inputs, a row longer than the XPU kernel's local sort (f32, f64, i32, i64: the dtypes
+    that hold 3000 distinct values), special values. Inputs have no two equal elements, so the
+    indices are compared too (torch leaves the indices of ties unspecified). sorted=True only:
+    with sorted=False torch's order is its own."""
+    rows = [([7], 0, 3, True), ([5, 12], 1, 5, True), ([6, 9], 0, 6, False), ([3, 4, 5], 1, 2, False),
+            ([3, 4, 5], -1, 1, True), ([], 0, 1, True), ([], 0, 0, False), ([4, 0], 1, 0, True),
+            ([2, 120], 1, 120, False)]
+    cases = []
+    for dtype in ["f32", "f64", "f16", "bf16", "i8", "u8", "i32", "i64"]:
+        floating = TORCH_DTYPES[dtype].is_floating_point
+        extra = [([2, 3000], 1, 40, False, False), ([2, 3000], 1, 2100, True, False)] if dtype in (
+            "f32", "f64", "i32", "i64") else []
+        if floating:
+            extra += [([5, 12], 1, 6, True, True), ([5, 12], 1, 12, False, True)]
+        for i, (shape, dim, k, largest, *sp) in enumerate(rows + extra):
+            special = bool(sp) and sp[-1]
+
+            def call(t, dim=dim, k=k, largest=largest):
+                x = t["self"]
+                v, ix = torch.topk(x.float() if x.dtype == torch.float16 else x, k, dim, largest)
+                return {"values": v.to(x.dtype), "indices": ix}
+            cases.append({"op": "topk", "dtype": dtype, "index": i,
+                          "attrs": {"k": k, "dim": dim, "largest": largest, "sorted": True},
+                          "inputs": {"self": (shape, dtype, "distinct_special" if special else "distinct")},
+                          "call": call, "rtol": 0.0, "atol": 0.0,
+                          "note": ("special values; " if special else "") + "no ties" +
+                                  ("; f16 through f32 (torch 1.13 has no f16 topk on the CPU)" if dtype == "f16" else "")})
+    return cases
+
+
 # One entry per op: the cases it contributes ("graph": the fixed graphs of xd-conform --compiled).
 CASES = {
     "maximum": lambda: binary_cases("maximum", torch.maximum),
@@ -509,6 +605,8 @@ CASES = {
     "conv2d": conv2d_cases,
     "max_pool2d": lambda: pool_cases("max_pool2d"),
     "avg_pool2d": lambda: pool_cases("avg_pool2d"),
+    "cumsum": cumsum_cases,
+    "topk": topk_cases,
     "graph": graph_cases,
 }
 

@@ -87,6 +87,9 @@ struct Attrs {
   bool count_include_pad = true;            // avg_pool2d
   std::optional<int64_t> divisor_override;  // avg_pool2d
   bool return_indices = false;              // max_pool2d: the indices output too
+  std::optional<Dtype> cumsum_dtype;  // cumsum's dtype argument
+  int64_t k = 0;                      // topk
+  bool largest = true, sorted = true;  // topk
 };
 
 struct Case {

@@ -28,6 +28,7 @@ extern const plugin::kernel_def def_gather;
 extern const plugin::kernel_def def_scaled_dot_product_attention;
 extern const plugin::kernel_def def_conv2d;
 extern const plugin::kernel_def def_max_pool2d, def_avg_pool2d;
+extern const plugin::kernel_def def_cumsum, def_topk;
 extern const plugin::kernel_def def_copy_fast, def_add_fast, def_sub_fast, def_mul_fast;
 extern const plugin::kernel_def def_sum_fast, def_mean_fast, def_amax_fast, def_amin_fast;
 extern const plugin::kernel_def def_softmax_fast, def_log_softmax_fast, def_rms_norm_fast, def_rms_norm_backward_fast;
@@ -138,6 +139,9 @@ const plugin::kernel_def* const kKernels[] = {
     // pooling
     &def_max_pool2d,
     &def_avg_pool2d,
+    // scans and selections
+    &def_cumsum,
+    &def_topk,
 };
 
 }  // namespace

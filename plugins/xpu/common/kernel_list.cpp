@@ -113,6 +113,8 @@ constexpr entry kList[] = {
     kernel(XD_OP_CONV2D, "conv2d", kFloat, "conv", run_conv2d, {"xd_conv2d"}),
     kernel(XD_OP_MAX_POOL2D, "max_pool2d", kFloat, "pool", run_max_pool2d, {"xd_max_pool2d"}),
     kernel(XD_OP_AVG_POOL2D, "avg_pool2d", kFloat, "pool", run_avg_pool2d, {"xd_avg_pool2d"}),
+    kernel(XD_OP_CUMSUM, "cumsum", kNumeric, "scan", run_cumsum, {"xd_cumsum_row", "xd_cumsum_lane"}),
+    kernel(XD_OP_TOPK, "topk", kNumeric, "scan", run_topk, {"xd_topk"}),
 };
 
 }  // namespace

@@ -33,6 +33,8 @@ xd_status run_index_select(const xd_kernel_call* c);  // indexing.cpp
 xd_status run_gather(const xd_kernel_call* c);        // indexing.cpp
 xd_status run_attention(const xd_kernel_call* c);     // attention.cpp
 xd_status run_conv2d(const xd_kernel_call* c);        // conv.cpp
+xd_status run_cumsum(const xd_kernel_call* c);        // scan.cpp
+xd_status run_topk(const xd_kernel_call* c);          // scan.cpp
 // attention.cpp: check_device, and declines head dims the fused kernel cannot hold.
 int32_t check_attention(const xd_kernel_call* c, char* reason, size_t reason_size);
 xd_status run_max_pool2d(const xd_kernel_call* c);  // pool.cpp

@@ -42,6 +42,8 @@ set(XD_XPU_TAGS_attention ${XD_XPU_FLOAT_TAGS})
 set(XD_XPU_TAGS_conv ${XD_XPU_FLOAT_TAGS})
 # pool.cl: max_pool2d and avg_pool2d, floating only.
 set(XD_XPU_TAGS_pool ${XD_XPU_FLOAT_TAGS})
+# scan.cl: cumsum (keyed on the result's dtype) and topk, the numeric dtypes.
+set(XD_XPU_TAGS_scan ${XD_XPU_NUMERIC_TAGS})
 
 # XD_XPU_WTAGS_<source>: a second dtype the source is specialised on (-DXD_WT=<wtag>), for each of
 # its tags. rms_norm.cl reads the weight in its own dtype, and the CPU reference accepts any

@@ -98,7 +98,8 @@ TEST(LevelZeroRegistration, CoversEveryOpOfTheOpenclPlugin) {
                                     "mm", "addmm", "bmm", "baddbmm",
                                     "int_mm", "scaled_mm", "weight_int4_mm", "quantize_int4", "csr_addmm",
                                     "csr_to_dense", "index_select", "gather", "scaled_dot_product_attention",
-                                    "conv2d", "max_pool2d", "avg_pool2d"};
+                                    "conv2d", "max_pool2d", "avg_pool2d",
+                                    "cumsum", "topk"};
   const std::set<op_dtype> ocl = backend_pairs("opencl");
   for (const std::string& op : ops_of(ocl)) expected.insert(op);
   const std::set<std::string> have = ops_of(l0);

@@ -25,6 +25,7 @@ const OpFamily& index_family();     // index_select, gather
 const OpFamily& attention_family();  // scaled_dot_product_attention
 const OpFamily& conv_family();       // conv2d
 const OpFamily& pool_family();       // max_pool2d, avg_pool2d
+const OpFamily& scan_family();       // cumsum, topk
 
 namespace {
 
@@ -32,7 +33,7 @@ std::vector<const OpFamily*> op_families() {
   return {&creation_family(), &copy_family(),     &unary_family(),  &binary_family(),
           &reduce_family(),   &softmax_family(),  &matmul_family(), &rms_norm_family(),
           &int4_family(),     &quant_mm_family(), &sparse_family(), &index_family(), &attention_family(), &conv_family(),
-          &pool_family()};
+          &pool_family(), &scan_family()};
 }
 
 // Op name -> family. Two families claiming one op is a mistake in this folder, found at the
