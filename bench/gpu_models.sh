@@ -37,7 +37,7 @@ done
 
 bench=("$bin/xd-bench" --backend opencl --warmup 2)
 section "xd-bench: causal attention B4 H32 S2048 D128, bf16 and f16"
-"${bench[@]}" --op attention --size 4x32x2048x128 --dtype bf16 --dtype f16 --reps 5 \
+"${bench[@]}" --op attention --size 4x32x2048x128 --size 4x32x2048x64 --size 4x32x4096x128 --dtype bf16 --dtype f16 --reps 10 \
   --json "$out/attention.json" --csv "$out/attention.csv"
 section "xd-bench: the same attention on the portable kernel (XD_OPENCL_MATMUL_MMA=0)"
 XD_OPENCL_MATMUL_MMA=0 "${bench[@]}" --op attention --size 4x32x2048x128 --dtype bf16 --reps 2 \
@@ -49,4 +49,6 @@ for s in 32x3x224x224x64x7x2 32x64x56x56x64x3x1 32x128x28x28x128x3x1 32x256x14x1
 "${bench[@]}" --op conv2d "${sizes[@]}" --dtype f32 --dtype bf16 --reps 5 --json "$out/conv2d.json" --csv "$out/conv2d.csv"
 section "PyTorch (bench/torch_reference.py --suite models)"
 python3 "$here/bench/torch_reference.py" --suite models --reps 10 --csv "$out/torch_models.csv" 2>&1 | tail -3
-column -s, -t < "$out/torch_models.csv" | cut -c1-150
+python3 -c 'import csv, sys
+for r in csv.DictReader(open(sys.argv[1])):
+    print(f"torch {r["op"]:<10} {r["dtype"]:<5} {r["size"]:<24} {float(r["median_ms"]):9.4f} ms {float(r["gflops"]):10.0f} GFLOP/s")' "$out/torch_models.csv"

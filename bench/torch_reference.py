@@ -221,7 +221,7 @@ def print_fused(rows):
 
 
 # xd-bench's model-op workloads (tools/xd-bench/model_workload.cpp), the same sizes and counts.
-ATTENTION_SIZES = [[4, 32, 2048, 128]]  # BxHxSxD, causal
+ATTENTION_SIZES = [[4, 32, 2048, 128], [4, 32, 2048, 64], [4, 32, 4096, 128]]  # BxHxSxD, causal
 RESNET50_CONVS = [  # NxCxHxWxOxKxS, padding K/2: the stem, the 3x3 of each stage, a 1x1 reduce
     [32, 3, 224, 224, 64, 7, 2], [32, 64, 56, 56, 64, 3, 1], [32, 128, 28, 28, 128, 3, 1],
     [32, 256, 14, 14, 256, 3, 1], [32, 512, 7, 7, 512, 3, 1], [32, 256, 56, 56, 64, 1, 1],

@@ -17,7 +17,7 @@
 // j > i score -inf.
 //
 // Rounding: each score is an f32 dot product on the tensor core (exact products, f32 sums in
-// the hardware's order) times scale; the softmax in f32 (exp2 of log2(e)-scaled scores); P
+// the hardware's order) times scale; the softmax in f32 (ex2.approx of log2(e)-scaled scores); P
 // rounded to the dtype before P V (FlashAttention's and cuDNN's choice), sums of P V in f32,
 // the output divided by the row sum in f32 and rounded once. A NaN or +inf score makes its row
 // NaN; S = 0 is not taken (the portable kernel gives zeros).
@@ -60,6 +60,14 @@ inline float4 xd_fa_mma(float4 c, uint a0, uint a1, uint a2, uint a3, uint b0, u
 inline uint xd_fa_pack(float lo, float hi) {
   uint r;
   XD_ASM("cvt.rn." XD_FA_TY "x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+  return r;
+}
+
+// 2^x by the hardware's approximation (ex2.approx: relative error about 2^-22, below the rounding
+// of P to the dtype that follows); 2^-inf = 0, NaN stays NaN.
+inline float xd_fa_exp2(float x) {
+  float r;
+  XD_ASM("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
   return r;
 }
 
@@ -164,15 +172,27 @@ inline __attribute__((always_inline)) void xd_fa_body(__global T* out, __global 
       xd_mmk_commit();  // an empty group keeps wait_group 1 meaning "V's tile has landed"
     }
 
-    // Scale, mask, and the online softmax (log2 domain).
+    // Scale, mask, and the online softmax (log2 domain). Only a tile that crosses the causal
+    // diagonal or the end of the keys needs the per-element mask.
     float mx_a = -INFINITY, mx_b = -INFINITY;
+    const int masked = j0 + XD_FA_BN > A.S || (A.causal && j0 + XD_FA_BN - 1 > i0 + warp * 16);
+    if (masked) {
+      const int lim_a = (int)min(A.S - j0, A.causal ? row_a - j0 + 1 : (long)XD_FA_BN);
+      const int lim_b = (int)min(A.S - j0, A.causal ? row_b - j0 + 1 : (long)XD_FA_BN);
+#pragma unroll
+      for (int n = 0; n < 8; ++n) {
+        const int c0 = n * 8 + 2 * t, c1 = c0 + 1;
+        s[n].s0 = c0 < lim_a ? s[n].s0 * A.scale_log2 : -INFINITY;
+        s[n].s1 = c1 < lim_a ? s[n].s1 * A.scale_log2 : -INFINITY;
+        s[n].s2 = c0 < lim_b ? s[n].s2 * A.scale_log2 : -INFINITY;
+        s[n].s3 = c1 < lim_b ? s[n].s3 * A.scale_log2 : -INFINITY;
+      }
+    } else {
+#pragma unroll
+      for (int n = 0; n < 8; ++n) s[n] *= A.scale_log2;
+    }
 #pragma unroll
     for (int n = 0; n < 8; ++n) {
-      const long c0 = j0 + n * 8 + 2 * t, c1 = c0 + 1;
-      s[n].s0 = (c0 < A.S && !(A.causal && c0 > row_a)) ? s[n].s0 * A.scale_log2 : -INFINITY;
-      s[n].s1 = (c1 < A.S && !(A.causal && c1 > row_a)) ? s[n].s1 * A.scale_log2 : -INFINITY;
-      s[n].s2 = (c0 < A.S && !(A.causal && c0 > row_b)) ? s[n].s2 * A.scale_log2 : -INFINITY;
-      s[n].s3 = (c1 < A.S && !(A.causal && c1 > row_b)) ? s[n].s3 * A.scale_log2 : -INFINITY;
       mx_a = fmax(mx_a, fmax(s[n].s0, s[n].s1));
       mx_b = fmax(mx_b, fmax(s[n].s2, s[n].s3));
     }
@@ -180,15 +200,15 @@ inline __attribute__((always_inline)) void xd_fa_body(__global T* out, __global 
     // A row with no key yet (every key so far masked) keeps -inf: subtract 0 then, so masked
     // scores give exp2(-inf) = 0 rather than NaN.
     const float base_a = mn_a == -INFINITY ? 0.0f : mn_a, base_b = mn_b == -INFINITY ? 0.0f : mn_b;
-    const float alpha_a = exp2(m_a - base_a), alpha_b = exp2(m_b - base_b);
+    const float alpha_a = xd_fa_exp2(m_a - base_a), alpha_b = xd_fa_exp2(m_b - base_b);
     m_a = mn_a;
     m_b = mn_b;
     float sum_a = 0.0f, sum_b = 0.0f;
     uint pa[4][4];
 #pragma unroll
     for (int n = 0; n < 8; ++n) {
-      const float p0 = exp2(s[n].s0 - base_a), p1 = exp2(s[n].s1 - base_a);
-      const float p2 = exp2(s[n].s2 - base_b), p3 = exp2(s[n].s3 - base_b);
+      const float p0 = xd_fa_exp2(s[n].s0 - base_a), p1 = xd_fa_exp2(s[n].s1 - base_a);
+      const float p2 = xd_fa_exp2(s[n].s2 - base_b), p3 = xd_fa_exp2(s[n].s3 - base_b);
       sum_a += p0 + p1;
       sum_b += p2 + p3;
       pa[n >> 1][(n & 1) * 2] = xd_fa_pack(p0, p1);
