@@ -1,15 +1,20 @@
 // The examples' reference data, as their make_golden.py scripts write it: config.txt ("key value"
-// lines, '#' starting a comment line) and one raw little-endian f32 file per tensor, row-major.
+// lines, '#' starting a comment line) and one raw little-endian f32 file per tensor, row-major;
+// and the timed runs and the comparison with PyTorch's output both examples make.
 #pragma once
 
 #include <xd/xd.hpp>
 
+#include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <fstream>
 #include <map>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace xd_examples {
@@ -56,6 +61,44 @@ inline xd::Tensor read_f32(const std::string& dir, const std::string& name, xd::
   in.seekg(0);
   in.read(reinterpret_cast<char*>(v.data()), bytes);
   return xd::from_host(v.data(), xd::Dtype::f32, shape, xd::cpu());
+}
+
+// Runs `step` (which returns the output) iterations + 1 times, synchronising `dev` after each:
+// the last output and the median time in ms of the runs after the first (a warm-up).
+template <class F>
+std::pair<xd::Tensor, double> timed_runs(F&& step, xd::Device dev, int64_t iterations) {
+  std::vector<double> ms;
+  xd::Tensor y;
+  for (int64_t i = 0; i < iterations + 1; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    y = step();
+    xd::synchronize(dev);
+    const auto t1 = std::chrono::steady_clock::now();
+    if (i >= 1) ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+  }
+  std::sort(ms.begin(), ms.end());
+  return {y, ms[ms.size() / 2]};
+}
+
+// `got` against the reference `want`, elementwise: the largest |got - want|, the largest |want|
+// and their ratio; infinite when the sizes differ or `got` holds a NaN or an infinity.
+struct Mismatch {
+  double max_abs = 0, max_ref = 0, rel = 0;
+};
+inline Mismatch compare_to_reference(const xd::Tensor& got_t, const xd::Tensor& want_t) {
+  const std::vector<double> got = got_t.to_vector<double>(), want = want_t.to_vector<double>();
+  Mismatch m;
+  if (got.size() != want.size()) {
+    m.max_abs = m.rel = INFINITY;
+    return m;
+  }
+  for (size_t i = 0; i < got.size(); ++i) {
+    m.max_abs = std::max(m.max_abs, std::fabs(got[i] - want[i]));
+    m.max_ref = std::max(m.max_ref, std::fabs(want[i]));
+  }
+  if (std::any_of(got.begin(), got.end(), [](double v) { return !std::isfinite(v); })) m.max_abs = INFINITY;
+  m.rel = m.max_abs / std::max(m.max_ref, 1e-30);
+  return m;
 }
 
 }  // namespace xd_examples

@@ -18,7 +18,6 @@
 #include "../common/parse_arg.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -198,29 +197,14 @@ int main(int argc, char** argv) {
     const Tensor x = read_f32(dir, "x", {c.seq, c.dim}).to(dev);
     const Tensor expected = read_f32(dir, "expected_" + format_name, {c.seq, c.dim});
 
-    std::vector<double> ms;
-    Tensor y;
-    for (int64_t i = 0; i < iterations + 1; ++i) {
-      const auto t0 = std::chrono::steady_clock::now();
-      y = decoder_layer(x, l);
-      xd::synchronize(dev);
-      const auto t1 = std::chrono::steady_clock::now();
-      if (i >= 1) ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());  // one warm-up run
-    }
-    const std::vector<double> got = y.to_vector<double>(), want = expected.to_vector<double>();
-    double max_abs = 0, max_ref = 0;
-    for (size_t i = 0; i < got.size(); ++i) {
-      max_abs = std::max(max_abs, std::fabs(got[i] - want[i]));
-      max_ref = std::max(max_ref, std::fabs(want[i]));
-    }
-    if (std::any_of(got.begin(), got.end(), [](double v) { return !std::isfinite(v); })) max_abs = INFINITY;
-    const double rel = max_abs / std::max(max_ref, 1e-30);
-    std::sort(ms.begin(), ms.end());
+    const auto [y, median_ms] = xd_examples::timed_runs([&] { return decoder_layer(x, l); }, dev, iterations);
+    const xd_examples::Mismatch e = xd_examples::compare_to_reference(y, expected);
+    const double rel = e.rel;
     std::printf(
         "  output [%lld, %lld]; max |y - y_torch| = %.3g (%.3g of max |y_torch| = %.3g), y_torch from "
         "PyTorch in f64\n",
-        static_cast<long long>(y.size(0)), static_cast<long long>(y.size(1)), max_abs, rel, max_ref);
-    std::printf("  median %.3f ms over %lld runs\n", ms[ms.size() / 2], static_cast<long long>(iterations));
+        static_cast<long long>(y.size(0)), static_cast<long long>(y.size(1)), e.max_abs, rel, e.max_ref);
+    std::printf("  median %.3f ms over %lld runs\n", median_ms, static_cast<long long>(iterations));
     // f32 and int8 compute with the same weights (int8: the same codes) as PyTorch, so only the
     // order of f32 sums differs; int4 codes can differ from the reference's where a quotient
     // lands within an f32 rounding of a tie.
