@@ -1,5 +1,7 @@
-// weight_int4_mm and quantize_int4: int4 weight-only matmul and the quantizer that produces its
-// operands (layout and rounding rules: docs/ops/int4.md, ops.hpp).
+// weight_int4_mm, quantize_int4 and dequantize_int4: int4 weight-only matmul, the quantizer that
+// produces its operands and their inverse (layout and rounding rules: docs/ops/int4.md, ops.hpp).
+// dequantize_int4 is composed of public ops, so every backend runs it with no kernel of its own; it
+// shares weight_int4_mm's checks of the packed weight, scales and zero points.
 #include <xd/error.hpp>
 #include <xd/ops.hpp>
 
@@ -43,6 +45,23 @@ void check_shape(const char* op, const char* arg, const TensorImpl& t, int64_t r
                      "], got " + shape_str(t.sizes, t.ndim));
 }
 
+// The packed weight: u8 and 2-d ([N, K/2]; the caller checks K/2).
+void check_packed(const char* op, const char* arg, const TensorImpl& t) {
+  if (t.dtype != Dtype::u8)
+    throw DtypeError(std::string(op) + ": '" + arg + "' has dtype " + dtype_name(t.dtype) +
+                     ", but it holds packed int4 pairs and must be u8 (quantize_int4 makes it)");
+  check_ndim(op, arg, t, 2);
+}
+
+// scales (dtype checked by the caller) and zeros: [K/g, N], zeros i8.
+void check_groups(const char* op, const TensorImpl& is, const TensorImpl& iz, int64_t k, int64_t g, int64_t n) {
+  check_shape(op, "scales", is, k / g, n, "[K/group_size, N]");
+  if (iz.dtype != Dtype::i8)
+    throw DtypeError(std::string(op) + ": 'zeros' has dtype " + dtype_name(iz.dtype) +
+                     ", but zero points are i8 (values 0..15)");
+  check_shape(op, "zeros", iz, k / g, n, "[K/group_size, N]");
+}
+
 xd_attrs_int4 kernel_attrs_of(int64_t g) {
   xd_attrs_int4 a{};
   a.struct_size = sizeof a;
@@ -67,20 +86,13 @@ MetaResult meta_weight_int4_mm(const MetaArgs& m) {
   check_ndim(op, "input", ix, 2);
   const int64_t mm = ix.sizes[0], k = ix.sizes[1];
   check_k(op, "input", ix, k, group_size);
-  if (iw.dtype != Dtype::u8)
-    throw DtypeError(std::string(op) + ": 'weight' has dtype " + dtype_name(iw.dtype) +
-                     ", but it holds packed int4 pairs and must be u8 (quantize_int4 makes it)");
-  check_ndim(op, "weight", iw, 2);
+  check_packed(op, "weight", iw);
   const int64_t n = iw.sizes[0];
   if (iw.sizes[1] != k / 2)
     throw ShapeError(std::string(op) + ": 'weight' " + shape_str(iw.sizes, 2) + " must be [N, K/2] = [" + str(n) +
                      ", " + str(k / 2) + "] for input " + shape_str(ix.sizes, 2) + " (two int4 values per byte)");
   check_same_dtype(op, "input", ix, "scales", is);
-  check_shape(op, "scales", is, k / group_size, n, "[K/group_size, N]");
-  if (iz.dtype != Dtype::i8)
-    throw DtypeError(std::string(op) + ": 'zeros' has dtype " + dtype_name(iz.dtype) +
-                     ", but zero points are i8 (values 0..15)");
-  check_shape(op, "zeros", iz, k / group_size, n, "[K/group_size, N]");
+  check_groups(op, is, iz, k, group_size, n);
   MetaResult r;
   r.device = &ix.device_record();
   r.key = ix.dtype;
@@ -141,6 +153,34 @@ std::tuple<Tensor, Tensor, Tensor> quantize_int4(const Tensor& weight, int64_t g
            m.kernel_attrs_ptr());
   }
   return {Tensor(std::move(packed)), Tensor(std::move(scales)), Tensor(std::move(zeros))};
+}
+
+Tensor dequantize_int4(const Tensor& packed, const Tensor& scales, const Tensor& zeros, int64_t group_size) {
+  const char* op = "dequantize_int4";
+  const TensorImpl& ip = checked_impl(packed, op, "packed");
+  const TensorImpl& is = checked_impl(scales, op, "scales");
+  const TensorImpl& iz = checked_impl(zeros, op, "zeros");
+  check_same_device(op, "packed", ip, "scales", is);
+  check_same_device(op, "packed", ip, "zeros", iz);
+  check_group_size(op, group_size);
+  check_packed(op, "packed", ip);
+  const int64_t n = ip.sizes[0], k = 2 * ip.sizes[1], g = group_size;
+  check_k(op, "packed", ip, k, g);
+  check_dtype(op, "scales", is.dtype, kInt4MmDtypes);
+  check_groups(op, is, iz, k, g, n);
+  const Dtype d = is.dtype;
+  if (n == 0 || k == 0) return empty({n, k}, d, packed.device());
+  // Codes, zero points and scales in f32, all exact: byte = 16 * hi + lo, so hi = floor(byte / 16)
+  // (a division by a power of two) and lo = byte - 16 * hi; the low nibble is the even k.
+  const Tensor bytes = packed.to(Dtype::f32);
+  const Tensor hi = floor(div(bytes, full({}, 16.0, Dtype::f32, packed.device())));
+  const Tensor q = stack({sub(bytes, hi, 16.0), hi}, -1).reshape({n, k / g, g});
+  // [K/g, N] -> [N, K/g, 1], broadcast over a group's g codes. (q - zero) is an integer of at most
+  // 8 bits and an f16 or bf16 scale has at most 11 significant bits, so the f32 product is exact
+  // for them and rounded once for f32 scales; the final .to(d) is then the only rounding.
+  const Tensor z = zeros.to(Dtype::f32).t().unsqueeze(2);
+  const Tensor s = scales.to(Dtype::f32).t().unsqueeze(2);
+  return mul(sub(q, z), s).reshape({n, k}).to(d);
 }
 
 }  // namespace xd

@@ -324,6 +324,17 @@ Tensor weight_int4_mm(const Tensor& input, const Tensor& weight, const Tensor& s
 // Weights must be finite (NaN or Inf give unspecified codes). Errors: ValueError (group_size),
 // DtypeError (weight not f32/bf16), ShapeError (not 2-d, K odd or not a multiple of g).
 std::tuple<Tensor, Tensor, Tensor> quantize_int4(const Tensor& weight, int64_t group_size);
+// The inverse of quantize_int4, weight_int4_mm's weight as a dense tensor: w [N, K] in scales'
+// dtype (f32, f16, bf16) with w[n][k] = (q[n][k] - zeros[k/g][n]) * scales[k/g][n], q[n][k] the
+// low nibble of packed[n][k/2] for even k, the high nibble for odd k; computed in f32 and rounded
+// once to scales' dtype, so mm(x, w.t()) in f32 is weight_int4_mm(x, ...) up to summation order.
+// packed is u8 [N, K/2] (K = 2 * packed.size(1)), scales [K/g, N], zeros i8 [K/g, N]; g =
+// group_size, a positive multiple of 32 dividing K. N = 0 or K = 0 give an empty result. Composed
+// of public ops (every backend runs it); operands of any strides. The result is a new tensor; the
+// inputs are only read. Errors: ValueError (group_size, undefined tensor), DtypeError (packed not
+// u8, zeros not i8, scales not f32/f16/bf16), ShapeError (ranks, K not a multiple of g,
+// scales/zeros not [K/g, N]), DeviceError (operands on different devices).
+Tensor dequantize_int4(const Tensor& packed, const Tensor& scales, const Tensor& zeros, int64_t group_size);
 
 // ------------------------------------------------------------------ TorchAO workflows (docs/ops/int8.md)
 // Composed of the ops above, step for step as TorchAO's eager code, so they run on every backend.

@@ -547,6 +547,8 @@ void bind_ops(py::module_& m) {
         py::arg("group_size"), release_gil(), "docs/ops/int4.md");
   m.def("quantize_int4", &xd::quantize_int4, py::arg("weight"), py::arg("group_size"), release_gil(),
         "(packed u8 [N, K/2], scales [K/g, N], zeros i8 [K/g, N])");
+  m.def("dequantize_int4", &xd::dequantize_int4, py::arg("packed"), py::arg("scales"), py::arg("zeros"),
+        py::arg("group_size"), release_gil(), "w [N, K] in scales' dtype: the inverse of quantize_int4");
 }
 
 }  // namespace xdpy

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 import xdispatch as xd
-from conftest import DEVICES, TORCH_DTYPE, assert_close, to_np, to_xd
+from conftest import DEVICES, TORCH_DTYPE, assert_close, to_np, to_xd, torch_np
 
 
 def randn(*shape, seed=0, dtype=torch.float32):
@@ -209,6 +209,93 @@ def test_quantize_fp8_scales_as_torchao_and_feeds_scaled_mm(device, fp8, rel):
     deq_a = torch.from_numpy(to_np(qa.to(xd.float32)) * to_np(ia))
     deq_b = torch.from_numpy(to_np(qb.to(xd.float32)) * to_np(ib))
     assert_close(got, deq_a.double() @ deq_b.double(), rtol=1e-4, atol=1e-3)
+
+
+# ---------------------------------------------------------------- int4 dequantization (docs/ops/int4.md)
+
+def torch_dequantize_int4(packed, scales, zeros, group):
+    """weight_int4_mm's weight: code k is the low nibble of byte k // 2 for even k, the high nibble
+    for odd k; (q - zero) * scale in f32, rounded once to the scales' dtype."""
+    p = packed.to(torch.int32)
+    q = torch.stack([p & 0xF, p >> 4], dim=-1).reshape(packed.shape[0], -1).float()
+    z = zeros.float().t().repeat_interleave(group, dim=1)
+    s = scales.float().t().repeat_interleave(group, dim=1)
+    return ((q - z) * s).to(scales.dtype)
+
+
+def int4_operands(n, k, group, tdt, seed):
+    g = torch.Generator().manual_seed(seed)
+    packed = torch.randint(0, 256, (n, k // 2), generator=g, dtype=torch.uint8)
+    scales = (torch.rand(k // group, n, generator=g, dtype=torch.float64) * 0.5 + 0.01).to(tdt)
+    zeros = torch.randint(0, 16, (k // group, n), generator=g, dtype=torch.int8)
+    return packed, scales, zeros
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", [xd.float32, xd.bfloat16])
+def test_dequantize_int4_matches_torch_bit_for_bit(device, dtype):
+    n, k, group = 24, 256, 64
+    packed, scales, zeros = int4_operands(n, k, group, TORCH_DTYPE[dtype], seed=21)
+    got = xd.dequantize_int4(to_xd(packed, device), to_xd(scales, device), to_xd(zeros, device), group_size=group)
+    assert got.dtype == dtype and got.shape == (n, k) and got.device == xd.device(device)
+    np.testing.assert_array_equal(to_np(got), torch_np(torch_dequantize_int4(packed, scales, zeros, group)))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", [xd.float32, xd.bfloat16])
+def test_dequantize_int4_inverts_quantize_int4_within_half_a_scale(device, dtype):
+    n, k, group = 16, 384, 128
+    w = randn(n, k, seed=22).to(TORCH_DTYPE[dtype])
+    packed, scales, zeros = xd.quantize_int4(to_xd(w, device), group)
+    back = to_np(xd.dequantize_int4(packed, scales, zeros, group))
+    step = np.repeat(to_np(scales).T, group, axis=1)
+    # bf16: plus the final rounding of the dequantized value (half a unit in its last place).
+    slack = np.abs(back) * 2.0**-8 if dtype == xd.bfloat16 else 0
+    assert np.all(np.abs(back - torch_np(w)) <= step * (0.5 + 1e-6) + slack)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_mm_with_the_dequantized_weight_agrees_with_weight_int4_mm(device):
+    n, k, group = 40, 512, 128
+    packed, scales, zeros = (to_xd(t, device) for t in int4_operands(n, k, group, torch.float32, seed=23))
+    x = to_xd(randn(3, k, seed=24), device)
+    got = xd.mm(x, xd.dequantize_int4(packed, scales, zeros, group).t())
+    assert_close(got, to_np(xd.weight_int4_mm(x, packed, scales, zeros, group)), rtol=2e-5, atol=2e-5)
+
+
+def test_dequantize_int4_reads_strided_operands():
+    n, k, group = 8, 128, 32
+    packed, scales, zeros = int4_operands(n, k, group, torch.bfloat16, seed=25)
+    wide = torch.cat([torch.zeros(n, 1, dtype=torch.uint8), packed, torch.zeros(n, 2, dtype=torch.uint8)], 1)
+    xp = to_xd(wide)[:, 1:k // 2 + 1]
+    xs, xz = to_xd(scales.t()).t(), to_xd(zeros.t()).t()  # transposed views of [N, K/g] tensors
+    assert not (xp.is_contiguous() or xs.is_contiguous() or xz.is_contiguous())
+    got = xd.dequantize_int4(xp, xs, xz, group)
+    np.testing.assert_array_equal(to_np(got), torch_np(torch_dequantize_int4(packed, scales, zeros, group)))
+
+
+def test_dequantize_int4_errors_name_the_helper():
+    p, s, z = xd.zeros([8, 32], dtype=xd.uint8), xd.zeros([2, 8]), xd.zeros([2, 8], dtype=xd.int8)
+    with pytest.raises(xd.ValueError, match="dequantize_int4: group_size must be a positive multiple of 32, got 48"):
+        xd.dequantize_int4(p, s, z, 48)
+    with pytest.raises(xd.DtypeError, match="dequantize_int4: 'packed' has dtype i8, .* must be u8"):
+        xd.dequantize_int4(xd.zeros([8, 32], dtype=xd.int8), s, z, 32)
+    with pytest.raises(xd.DtypeError, match="dequantize_int4: argument 'scales' has dtype f64"):
+        xd.dequantize_int4(p, xd.zeros([2, 8], dtype=xd.float64), z, 32)
+    with pytest.raises(xd.DtypeError, match="dequantize_int4: 'zeros' has dtype u8"):
+        xd.dequantize_int4(p, s, xd.zeros([2, 8], dtype=xd.uint8), 32)
+    with pytest.raises(xd.ShapeError, match=r"dequantize_int4: 'scales' must be \[K/group_size, N\] = \[2, 8\]"):
+        xd.dequantize_int4(p, xd.zeros([8, 2]), z, 32)
+    with pytest.raises(xd.ShapeError, match="dequantize_int4: 'packed' .* has K = 64, which is not a multiple"):
+        xd.dequantize_int4(p, xd.zeros([1, 8]), xd.zeros([1, 8], dtype=xd.int8), 128)
+    assert issubclass(xd.DtypeError, TypeError) and issubclass(xd.ValueError, ValueError)
+
+
+@pytest.mark.skipif(len(DEVICES) < 2, reason="needs a second device (OpenCL)")
+def test_dequantize_int4_operands_on_two_devices():
+    p, s, z = xd.zeros([8, 32], dtype=xd.uint8), xd.zeros([2, 8]), xd.zeros([2, 8], dtype=xd.int8)
+    with pytest.raises(xd.DeviceError, match="dequantize_int4: 'packed' is on cpu:0 but 'zeros' is on opencl"):
+        xd.dequantize_int4(p, s, z.to(DEVICES[1]), 32)
 
 
 def test_quantization_helpers_name_themselves_in_errors():

@@ -1,7 +1,8 @@
-// Bad inputs of weight_int4_mm and quantize_int4: each kind gets its typed error, with a message
-// naming the op, the argument and what was expected.
+// Bad inputs of weight_int4_mm, quantize_int4 and dequantize_int4: each kind gets its typed error,
+// with a message naming the op, the argument and what was expected.
 #include <xd/xd.hpp>
 
+#include "support/stub_device.hpp"
 #include "support/throws_exactly.hpp"
 
 #include <gtest/gtest.h>
@@ -91,6 +92,76 @@ TEST(Int4BadInputs, InputDtypeAndRank) {
 TEST(Int4BadInputs, UndefinedTensorIsAValueError) {
   Operands o;
   EXPECT_THROWS_EXACTLY(xd::ValueError, xd::weight_int4_mm(o.x, Tensor(), o.s, o.z, 32), "weight_int4_mm", "weight");
+}
+
+// ------------------------------------------------------------------ dequantize_int4
+// A valid problem: N = 8, K = 64, g = 32 (the Operands' weight, scales and zeros).
+
+TEST(DequantizeInt4BadInputs, ValidOperandsRun) {
+  Operands o;
+  const Tensor w = xd::dequantize_int4(o.w, o.s, o.z, 32);
+  EXPECT_EQ(w.sizes()[0], 8);
+  EXPECT_EQ(w.sizes()[1], 64);
+  EXPECT_EQ(w.dtype(), Dtype::f32);
+}
+
+TEST(DequantizeInt4BadInputs, GroupSizeNotAPositiveMultipleOf32IsAValueError) {
+  Operands o;
+  for (int64_t g : {0, -32, 16, 48})
+    EXPECT_THROWS_EXACTLY(xd::ValueError, xd::dequantize_int4(o.w, o.s, o.z, g), "dequantize_int4",
+                          "group_size must be a positive multiple of 32", std::to_string(g));
+}
+
+TEST(DequantizeInt4BadInputs, UndefinedTensorIsAValueError) {
+  Operands o;
+  EXPECT_THROWS_EXACTLY(xd::ValueError, xd::dequantize_int4(Tensor(), o.s, o.z, 32), "dequantize_int4", "packed");
+  EXPECT_THROWS_EXACTLY(xd::ValueError, xd::dequantize_int4(o.w, Tensor(), o.z, 32), "dequantize_int4", "scales");
+  EXPECT_THROWS_EXACTLY(xd::ValueError, xd::dequantize_int4(o.w, o.s, Tensor(), 32), "dequantize_int4", "zeros");
+}
+
+TEST(DequantizeInt4BadInputs, PackedNotU8OrNot2dIsADtypeOrShapeError) {
+  Operands o;
+  EXPECT_THROWS_EXACTLY(xd::DtypeError, xd::dequantize_int4(of({8, 32}, Dtype::i8), o.s, o.z, 32), "dequantize_int4",
+                        "'packed' has dtype i8", "must be u8");
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, xd::dequantize_int4(of({256}, Dtype::u8), o.s, o.z, 32), "dequantize_int4",
+                        "'packed' must be 2-d, got 1-d");
+}
+
+TEST(DequantizeInt4BadInputs, KNotAMultipleOfTheGroupSizeIsAShapeError) {
+  Operands o;
+  // packed [8, 16]: K = 32 codes a row.
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, xd::dequantize_int4(of({8, 16}, Dtype::u8), o.s, o.z, 64), "dequantize_int4",
+                        "'packed' [8, 16] has K = 32, which is not a multiple of group_size 64");
+}
+
+TEST(DequantizeInt4BadInputs, ScalesDtypeMustBeF32F16OrBf16) {
+  Operands o;
+  for (Dtype d : {Dtype::f64, Dtype::i32, Dtype::u8, Dtype::i8})
+    EXPECT_THROWS_EXACTLY(xd::DtypeError, xd::dequantize_int4(o.w, of({2, 8}, d), o.z, 32), "dequantize_int4",
+                          std::string("argument 'scales' has dtype ") + xd::dtype_name(d), "f32, f16, bf16");
+}
+
+TEST(DequantizeInt4BadInputs, ScalesAndZerosShapesAndZerosDtype) {
+  Operands o;
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, xd::dequantize_int4(o.w, of({8, 2}, Dtype::f32), o.z, 32), "dequantize_int4",
+                        "'scales' must be [K/group_size, N] = [2, 8], got [8, 2]");
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, xd::dequantize_int4(o.w, of({16}, Dtype::bf16), o.z, 32), "dequantize_int4",
+                        "'scales' must be 2-d, got 1-d");
+  EXPECT_THROWS_EXACTLY(xd::DtypeError, xd::dequantize_int4(o.w, o.s, of({2, 8}, Dtype::u8), 32), "dequantize_int4",
+                        "'zeros' has dtype u8", "i8");
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, xd::dequantize_int4(o.w, o.s, of({1, 8}, Dtype::i8), 32), "dequantize_int4",
+                        "'zeros' must be [K/group_size, N] = [2, 8], got [1, 8]");
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, xd::dequantize_int4(o.w, o.s, of({2, 8, 1}, Dtype::i8), 32), "dequantize_int4",
+                        "'zeros' must be 2-d, got 3-d");
+}
+
+TEST(DequantizeInt4BadInputs, OperandsOnTwoDevicesAreADeviceError) {
+  Operands o;
+  const xd::Device stub = xd::test::stub_device();
+  EXPECT_THROWS_EXACTLY(xd::DeviceError, xd::dequantize_int4(o.w, o.s.to(stub), o.z, 32), "dequantize_int4",
+                        "'packed' is on cpu:0", "'scales' is on stubdev:0");
+  EXPECT_THROWS_EXACTLY(xd::DeviceError, xd::dequantize_int4(o.w, o.s, o.z.to(stub), 32), "dequantize_int4",
+                        "'packed' is on cpu:0", "'zeros' is on stubdev:0");
 }
 
 }  // namespace

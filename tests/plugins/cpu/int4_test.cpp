@@ -1,6 +1,8 @@
 // weight_int4_mm and quantize_int4 on the CPU reference: hand-worked values, an independent fp64
 // recomputation, the quantizer's rounding (ties to even, scale rounded up in bf16) and its error
-// bound, and quantize -> weight_int4_mm against the f32 matmul.
+// bound, and quantize -> weight_int4_mm against the f32 matmul. dequantize_int4 (composed of
+// public ops): hand-worked values, one rounding, the round trip, agreement with weight_int4_mm,
+// strided operands and empty shapes.
 #include "test_util.hpp"
 
 #include <cfloat>
@@ -166,6 +168,124 @@ TEST(CpuInt4, QuantizeThenMatmulApproximatesTheF32Matmul) {
       const double e = exact[static_cast<size_t>(i * n + j)];
       EXPECT_LE(std::abs(got[static_cast<size_t>(i * n + j)] - e), bound + 1e-4) << i << "," << j;
     }
+}
+
+// dequant[n][k] = (q - zeros[k/g][n]) * scales[k/g][n] in double (exact: |q - z| < 2^8 and a scale
+// of at most 24 bits), then rounded once to d.
+std::vector<double> dequant_reference(const std::vector<double>& packed, const std::vector<double>& s,
+                                      const std::vector<double>& z, int64_t n, int64_t k, int64_t g, Dtype d) {
+  std::vector<double> out(static_cast<size_t>(n * k));
+  for (int64_t r = 0; r < n; ++r)
+    for (int64_t kk = 0; kk < k; ++kk) {
+      const size_t gi = static_cast<size_t>((kk / g) * n + r);
+      out[static_cast<size_t>(r * k + kk)] = quantize((code(packed, k / 2, r, kk) - z[gi]) * s[gi], d);
+    }
+  return out;
+}
+
+TEST(CpuInt4, DequantizeHandWorkedValuesTakeTheLowNibbleForEvenK) {
+  // N = 2, K = 64, g = 32: two groups a row, each with its own zero point and scale.
+  // Row 0: group 0 bytes 0x21 (even k 1, odd k 2), zero 1, scale 0.5 -> 0, 0.5;
+  //        group 1 bytes 0x5F (even 15, odd 5), zero 3, scale 2 -> 24, 4.
+  // Row 1: group 0 bytes 0xF0 (even 0, odd 15), zero 8, scale 0.25 -> -2, 1.75;
+  //        group 1 bytes 0x3A (even 10, odd 3), zero 0, scale 0.125 -> 1.25, 0.375.
+  std::vector<uint8_t> p(64);
+  for (size_t i = 0; i < 16; ++i) p[i] = 0x21, p[16 + i] = 0x5F, p[32 + i] = 0xF0, p[48 + i] = 0x3A;
+  const std::vector<uint8_t> z = {1, 8, 3, 0};  // [K/g, N]
+  std::vector<double> want(128);
+  for (size_t k = 0; k < 64; ++k) {
+    const bool even = k % 2 == 0;
+    want[k] = k < 32 ? (even ? 0 : 0.5) : (even ? 24 : 4);
+    want[64 + k] = k < 32 ? (even ? -2 : 1.75) : (even ? 1.25 : 0.375);
+  }
+  for (Dtype d : {Dtype::f32, Dtype::f16, Dtype::bf16}) {
+    const xd::Tensor w =
+        xd::dequantize_int4(bytes_tensor(p, {2, 32}, Dtype::u8), make({0.5, 0.25, 2, 0.125}, {2, 2}, d),
+                            bytes_tensor(z, {2, 2}, Dtype::i8), 32);
+    EXPECT_EQ(w.dtype(), d);
+    EXPECT_EQ(shape_of(w), (Shape{2, 64}));
+    EXPECT_EQ(read(w), want) << xd::dtype_name(d);
+  }
+}
+
+TEST(CpuInt4, DequantizeRoundsTheExactProductOnceToTheScalesDtype) {
+  for (Dtype d : {Dtype::f32, Dtype::f16, Dtype::bf16}) {
+    const int64_t n = 9, k = 256, g = 64;
+    const auto packed = random_values(static_cast<size_t>(n * k / 2), 0, 256, Dtype::u8, 21);
+    // Scales with every bit of their dtype in use, so most products need rounding in f32 and bf16.
+    const auto sc = random_values(static_cast<size_t>(k / g * n), 0.01, 3, d, 22);
+    const auto z = random_values(static_cast<size_t>(k / g * n), 0, 16, Dtype::i8, 23);
+    const xd::Tensor w = xd::dequantize_int4(make(packed, {n, k / 2}, Dtype::u8), make(sc, {k / g, n}, d),
+                                             make(z, {k / g, n}, Dtype::i8), g);
+    ASSERT_EQ(w.dtype(), d);
+    EXPECT_TRUE(all_equal(read(w), dequant_reference(packed, sc, z, n, k, g, d))) << xd::dtype_name(d);
+  }
+}
+
+// |dequantize_int4(quantize_int4(w)) - w| <= scale/2 per element, plus for bf16 the final rounding
+// of the dequantized value to bf16 (half a unit in its last place: at most 2^-8 of it).
+TEST(CpuInt4, DequantizeOfQuantizeIsWithinHalfAScale) {
+  for (Dtype d : {Dtype::f32, Dtype::bf16}) {
+    const int64_t n = 7, k = 384, g = 128;
+    const xd::Tensor wt = make(random_values(static_cast<size_t>(n * k), -2, 3, d, 31), {n, k}, d);
+    auto [packed, scales, zeros] = xd::quantize_int4(wt, g);
+    const xd::Tensor back = xd::dequantize_int4(packed, scales, zeros, g);
+    ASSERT_EQ(back.dtype(), d);
+    const auto w = read(wt), b = read(back), sc = read(scales);
+    for (int64_t r = 0; r < n; ++r)
+      for (int64_t kk = 0; kk < k; ++kk) {
+        const size_t i = static_cast<size_t>(r * k + kk);
+        const double bound = sc[static_cast<size_t>((kk / g) * n + r)] * (0.5 + 1e-6) +
+                             (d == Dtype::bf16 ? std::ldexp(std::abs(b[i]), -8) : 0.0);
+        ASSERT_LE(std::abs(b[i] - w[i]), bound) << xd::dtype_name(d) << " row " << r << " k " << kk;
+      }
+  }
+}
+
+TEST(CpuInt4, MatmulWithTheDequantizedWeightAgreesWithWeightInt4Mm) {
+  const int64_t m = 5, k = 512, n = 24, g = 128;
+  const xd::Tensor x = make(random_values(static_cast<size_t>(m * k), -1, 1, Dtype::f32, 41), {m, k}, Dtype::f32);
+  const xd::Tensor packed =
+      make(random_values(static_cast<size_t>(n * k / 2), 0, 256, Dtype::u8, 42), {n, k / 2}, Dtype::u8);
+  const xd::Tensor scales =
+      make(random_values(static_cast<size_t>(k / g * n), 0.01, 0.1, Dtype::f32, 43), {k / g, n}, Dtype::f32);
+  const xd::Tensor zeros =
+      make(random_values(static_cast<size_t>(k / g * n), 0, 16, Dtype::i8, 44), {k / g, n}, Dtype::i8);
+  const auto got = read(xd::mm(x, xd::dequantize_int4(packed, scales, zeros, g).t()));
+  const auto want = read(xd::weight_int4_mm(x, packed, scales, zeros, g));
+  // The same f32 products, summed in another order.
+  for (size_t i = 0; i < want.size(); ++i)
+    ASSERT_NEAR(got[i], want[i], 2e-5 * (std::abs(want[i]) + 0.05 * std::sqrt(static_cast<double>(k)))) << i;
+}
+
+TEST(CpuInt4, DequantizeReadsStridedOperands) {
+  const int64_t n = 6, k = 128, g = 32;
+  // packed: columns 1..K/2 of a wider tensor; scales and zeros: transposed views of [N, K/g] ones.
+  const xd::Tensor wide =
+      make(random_values(static_cast<size_t>(n * (k / 2 + 3)), 0, 256, Dtype::u8, 51), {n, k / 2 + 3}, Dtype::u8);
+  const xd::Tensor packed = wide.slice(1, 1, k / 2 + 1);
+  const xd::Tensor scales =
+      make(random_values(static_cast<size_t>(n * k / g), 0.01, 1, Dtype::bf16, 52), {n, k / g}, Dtype::bf16).t();
+  const xd::Tensor zeros =
+      make(random_values(static_cast<size_t>(n * k / g), 0, 16, Dtype::i8, 53), {n, k / g}, Dtype::i8).t();
+  ASSERT_FALSE(packed.is_contiguous());
+  ASSERT_FALSE(scales.is_contiguous());
+  ASSERT_FALSE(zeros.is_contiguous());
+  const xd::Tensor got = xd::dequantize_int4(packed, scales, zeros, g);
+  const xd::Tensor want = xd::dequantize_int4(packed.contiguous(), scales.contiguous(), zeros.contiguous(), g);
+  EXPECT_TRUE(all_equal(read(got), read(want)));
+  EXPECT_TRUE(all_equal(read(got), dequant_reference(read(packed), read(scales), read(zeros), n, k, g, Dtype::bf16)));
+}
+
+TEST(CpuInt4, DequantizeOfNoRowsOrNoColumnsIsEmpty) {
+  const auto no_rows = xd::dequantize_int4(xd::zeros({0, 32}, Dtype::u8, dev()), xd::ones({2, 0}, Dtype::bf16, dev()),
+                                           xd::zeros({2, 0}, Dtype::i8, dev()), 32);
+  EXPECT_EQ(shape_of(no_rows), (Shape{0, 64}));
+  EXPECT_EQ(no_rows.dtype(), Dtype::bf16);
+  const auto no_cols = xd::dequantize_int4(xd::zeros({3, 0}, Dtype::u8, dev()), xd::ones({0, 3}, Dtype::f16, dev()),
+                                           xd::zeros({0, 3}, Dtype::i8, dev()), 32);
+  EXPECT_EQ(shape_of(no_cols), (Shape{3, 0}));
+  EXPECT_EQ(no_cols.dtype(), Dtype::f16);
 }
 
 }  // namespace

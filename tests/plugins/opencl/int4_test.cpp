@@ -2,7 +2,8 @@
 // row block (M = 1, 2, 3, 5, 16; M = 1 both the general and the aligned kernel) and the tiled
 // kernel (M = 17, 70), group sizes 32 to 512, K not a multiple of the staged tile, N not a multiple
 // of a work-group's columns, a weight whose byte offset is not 16-aligned, and the quantizer bit
-// for bit (ties and the bf16 scale rounding).
+// for bit (ties and the bf16 scale rounding). dequantize_int4 (composed of public ops) bit for bit,
+// strided operands included, its round trip and its agreement with weight_int4_mm on the device.
 #include "support/throws_exactly.hpp"
 #include "test_util.hpp"
 
@@ -117,6 +118,54 @@ TEST(OpenclInt4, OperandsOnTwoDevicesAreADeviceError) {
   const auto in = operands({2, 64, 4, 32}, Dtype::f32, 3);
   EXPECT_THROWS_EXACTLY(xd::DeviceError, xd::weight_int4_mm(in[0].to(ocl()), in[1], in[2], in[3], 32), "weight_int4_mm",
                         "'input' is on opencl", "'weight' is on cpu");
+}
+
+// Every step is exact or one correctly rounded f32 multiplication, then one conversion.
+TEST(OpenclInt4, DequantizeIsBitExact) {
+  for (Dtype d : {Dtype::f32, Dtype::f16, Dtype::bf16})
+    for (const Problem& p : {Problem{0, 64, 1, 32}, Problem{0, 256, 17, 64}, Problem{0, 1024, 40, 128}}) {
+      const auto in = operands(p, d, static_cast<uint32_t>(p.k + p.n));
+      EXPECT_TRUE(same_as_cpu(
+          {in[1], in[2], in[3]},
+          [&](const std::vector<Tensor>& v) { return xd::dequantize_int4(v[0], v[1], v[2], p.g); }, kExact))
+          << name_of(d) << " k=" << p.k << " n=" << p.n;
+      // scales and zeros as transposed views of [N, K/g] tensors, packed as a column slice.
+      const auto strided = [&](const std::vector<Tensor>& v) {
+        return xd::dequantize_int4(v[0].slice(1, 1, p.k / 2 + 1), v[1].t(), v[2].t(), p.g);
+      };
+      const Tensor wide = random_tensor({p.n, p.k / 2 + 2}, Dtype::u8, 3, 0, 256);
+      EXPECT_TRUE(same_as_cpu({wide, in[2].t().contiguous(), in[3].t().contiguous()}, strided, kExact))
+          << name_of(d) << " strided k=" << p.k << " n=" << p.n;
+    }
+}
+
+// The round trip gives the CPU's bits, so the CPU's bound (CpuInt4.DequantizeOfQuantizeIsWithin
+// HalfAScale) holds on the device too.
+TEST(OpenclInt4, DequantizeOfQuantizeIsTheCpusRoundTrip) {
+  for (Dtype d : {Dtype::f32, Dtype::bf16}) {
+    const Tensor w = random_tensor({12, 512}, d, 17, -2, 3);
+    const auto round_trip = [](const std::vector<Tensor>& v) {
+      auto [packed, scales, zeros] = xd::quantize_int4(v[0], 128);
+      return xd::dequantize_int4(packed, scales, zeros, 128);
+    };
+    EXPECT_TRUE(same_as_cpu({w}, round_trip, kExact)) << name_of(d);
+  }
+}
+
+TEST(OpenclInt4, MatmulWithTheDequantizedWeightAgreesWithWeightInt4Mm) {
+  const Problem p{3, 1024, 33, 64};
+  const auto in = operands(p, Dtype::f32, 29);
+  std::vector<Tensor> dev_in;
+  for (const Tensor& t : in) dev_in.push_back(t.to(ocl()));
+  const Tensor got = xd::mm(dev_in[0], xd::dequantize_int4(dev_in[1], dev_in[2], dev_in[3], p.g).t());
+  const Tensor want = xd::weight_int4_mm(dev_in[0], dev_in[1], dev_in[2], dev_in[3], p.g);
+  EXPECT_TRUE(all_close(read(got), read(want), int4_tol(Dtype::f32)));
+}
+
+TEST(OpenclInt4, DequantizeOperandsOnTwoDevicesAreADeviceError) {
+  const auto in = operands({0, 64, 4, 32}, Dtype::f32, 3);
+  EXPECT_THROWS_EXACTLY(xd::DeviceError, xd::dequantize_int4(in[1].to(ocl()), in[2], in[3], 32), "dequantize_int4",
+                        "'packed' is on opencl", "'scales' is on cpu");
 }
 
 }  // namespace
