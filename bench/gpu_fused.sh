@@ -5,13 +5,7 @@
 #
 # Usage: bench/gpu_fused.sh STAGE OUT   (STAGE and the environment as for bench/gpu_run.sh)
 set -uo pipefail
-stage=$(cd "$1" && pwd)
-out=$2
-mkdir -p "$out"
-export LD_LIBRARY_PATH="$stage/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export XD_CACHE_DIR="$out/cache"
-bin=$stage/bin
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+. "$(dirname "${BASH_SOURCE[0]}")/gpu_env.sh"  # stage, out, bin, here, section; LD_LIBRARY_PATH, XD_CACHE_DIR
 bench=("$bin/xd-bench" --backend opencl --warmup 3)
 
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv 2>&1 | tail -1

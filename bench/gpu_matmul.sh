@@ -12,17 +12,9 @@
 #                 reaches the kernels, and each value builds its own programs)
 # Environment: OCL_ICD_VENDORS must reach the vendor's OpenCL driver.
 set -uo pipefail
-stage=$(cd "$1" && pwd)
-out=$2
+. "$(dirname "${BASH_SOURCE[0]}")/gpu_env.sh"  # stage, out, bin, here, section; LD_LIBRARY_PATH, XD_CACHE_DIR
 bench_only=${3:-}
-mkdir -p "$out"
-export LD_LIBRARY_PATH="$stage/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export XD_CACHE_DIR="${XD_CACHE_DIR:-$out/cache}"
-bin=$stage/bin
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 tag=$(printf '%s' "${XD_OPENCL_BUILD_OPTIONS:-default}" | tr -c 'A-Za-z0-9_' '_')
-
-section() { printf '\n=== %s\n' "$*"; }
 
 if [ "$bench_only" != "--bench-only" ]; then
   section "xd-conform (full) --backend opencl: mm addmm bmm baddbmm"

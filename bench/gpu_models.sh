@@ -8,14 +8,7 @@
 # Usage: bench/gpu_models.sh STAGE OUT   (STAGE, OUT and the environment as for bench/gpu_run.sh; the
 # examples are not installed: copy build/<dir>/bin/cnn and llama_decoder into STAGE/bin)
 set -uo pipefail
-stage=$(cd "$1" && pwd)
-out=$2
-mkdir -p "$out"
-export LD_LIBRARY_PATH="$stage/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export XD_CACHE_DIR="$out/cache"
-bin=$stage/bin
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-section() { printf '\n=== %s\n' "$*"; }
+. "$(dirname "${BASH_SOURCE[0]}")/gpu_env.sh"  # stage, out, bin, here, section; LD_LIBRARY_PATH, XD_CACHE_DIR
 
 section "machine"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv 2>&1 | head -3

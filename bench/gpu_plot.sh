@@ -4,11 +4,7 @@
 #
 # Usage: bench/gpu_plot.sh STAGE OUT   (STAGE, OUT and OCL_ICD_VENDORS as for bench/gpu_run.sh)
 set -uo pipefail
-stage=$(cd "$1" && pwd)
-out=$2
-mkdir -p "$out"
-export LD_LIBRARY_PATH="$stage/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" XD_CACHE_DIR="$out/cache"
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+. "$(dirname "${BASH_SOURCE[0]}")/gpu_env.sh"  # stage, out, bin, here, section; LD_LIBRARY_PATH, XD_CACHE_DIR
 nvidia-smi --query-gpu=name,driver_version --format=csv 2>&1 | tail -1
 b=("$stage/bin/xd-bench" --backend opencl --warmup 3)
 "${b[@]}" --op rms_norm --op rms_norm_backward --op softmax --op add_broadcast --size 16384x8192 --reps 20 \

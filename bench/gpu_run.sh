@@ -10,15 +10,7 @@
 # Environment: OCL_ICD_VENDORS must reach the vendor's OpenCL driver (NVIDIA: a folder holding a
 # file that names libnvidia-opencl.so.1).
 set -uo pipefail
-stage=$(cd "$1" && pwd)
-out=$2
-mkdir -p "$out"
-export LD_LIBRARY_PATH="$stage/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export XD_CACHE_DIR="$out/cache"
-bin=$stage/bin
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-
-section() { printf '\n=== %s\n' "$*"; }
+. "$(dirname "${BASH_SOURCE[0]}")/gpu_env.sh"  # stage, out, bin, here, section; LD_LIBRARY_PATH, XD_CACHE_DIR
 
 section "machine"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv 2>&1 | head -3
