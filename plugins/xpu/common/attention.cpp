@@ -37,14 +37,16 @@ constexpr int64_t kMmaBlock = 64;  // attention_mma.cl's XD_FA_BM
 
 // Whether attention_mma.cl's tensor-core kernel takes the call: an NVIDIA device that builds it,
 // f16 or bf16, E == Ev in {64, 128}, no mask, S > 0, every view dense along its last dim with the
-// other strides and the offsets multiples of 8 elements (16-byte copies), and at most INT32_MAX
-// queries and keys (the kernel counts rows in 32 bits).
+// other strides and the offsets multiples of 8 elements (16-byte copies), and at most
+// INT32_MAX - 128 queries and keys (the kernel counts rows, and one block or tile past them, in
+// 32 bits).
 bool mma_takes(const xd_kernel_call* c, const xd_view& q, const xd_view& k, const xd_view& v, const xd_view* mask,
                const xd_view& out) {
   if (!device_of(c).matmul_mma || (q.dtype != XD_DTYPE_F16 && q.dtype != XD_DTYPE_BF16) || mask != nullptr)
     return false;
   const int64_t E = q.sizes[2];
-  if ((E != 64 && E != 128) || v.sizes[2] != E || k.sizes[1] == 0 || q.sizes[1] > INT32_MAX || k.sizes[1] > INT32_MAX)
+  constexpr int64_t kMaxRows = INT32_MAX - 128;
+  if ((E != 64 && E != 128) || v.sizes[2] != E || k.sizes[1] == 0 || q.sizes[1] > kMaxRows || k.sizes[1] > kMaxRows)
     return false;
   for (const xd_view* w : {&q, &k, &v, &out})
     if ((w->strides[2] != 1 && w->sizes[2] > 1) || w->strides[1] % 8 != 0 || w->strides[0] % 8 != 0 ||

@@ -118,7 +118,7 @@ inline __attribute__((always_inline)) void xd_fa_body(__global T* out, __global 
   const int g = lane >> 2, t = lane & 3;
   const long grp = (long)get_group_id(0);
   const long b = grp / A.q_blocks;
-  const int L = (int)A.L, S = (int)A.S;  // the host takes no call with more than INT_MAX rows
+  const int L = (int)A.L, S = (int)A.S;  // the host takes no call within 128 rows of INT_MAX
   const int i0 = (int)(grp - b * A.q_blocks) * XD_FA_BM;
   const uint qs = xd_mmk_shared(sq), ks = xd_mmk_shared(sk), vs = xd_mmk_shared(sv);
 
