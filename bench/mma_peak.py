@@ -6,7 +6,8 @@ Each warp runs rounds of 8 independent mma.sync on register operands (no memory 
 bf16 and f16 (m16n8k16, f32 accumulate), s8 (m16n8k32, s32) and e4m3 (m16n8k32, f32), at 4 to 32
 warps per compute unit, twice: with the same operands in every round ("held": what the compiler may
 prepare once, outside the loop) and with each mma's own operands changed every round ("fresh", as
-a GEMM's are: six integer operations per mma, the same for every type). Two steps, since the GPU machine has no CUDA toolkit and this one no GPU:
+a GEMM's are: six integer operations per mma, the same for every type). Two steps, since the GPU
+machine has no CUDA toolkit and this one no GPU:
 
   bench/mma_peak.py build OUT.cubin   # here: writes the PTX and runs CUDA's ptxas -arch=sm_90
   bench/mma_peak.py run CUBIN         # there: loads it with the CUDA driver API (ctypes; PyTorch

@@ -2,19 +2,21 @@
 // FlashAttention-2 scheme. Appended by the OpenCL plugin to attention.cl's program after
 // mma_common.cl; the Level Zero plugin never compiles it, and without XD_NV_MMA, or for another
 // dtype, it is empty. The host (common/attention.cpp) takes it for head dims of 64 or 128
-// (E == Ev), no attn_mask, S > 0, and views whose last dim is dense and whose other strides and
-// offsets are multiples of 8 elements (every 16-byte copy aligned); every other call takes
-// attention.cl's portable kernel.
+// (E == Ev), no attn_mask, S > 0, at most INT32_MAX - 128 queries and keys (rows are counted in
+// 32 bits), and views whose last dim is dense and whose other strides and offsets are multiples
+// of 8 elements (every 16-byte copy aligned); every other call takes attention.cl's portable
+// kernel.
 //
 // One work-group of 4 warps per (batch, 64 queries); each warp owns 16 query rows. Q's tile is
-// copied into local memory once and its fragments read from there (ldmatrix) for every key tile.
-// The keys are walked in tiles of 64: K's and V's tiles (16 KiB each at D = 128; with Q's, the
-// 48 KiB NVIDIA's OpenCL allows a work-group) are copied into local memory by cp.async, V's copy
-// overlapping S = Q K^T and the next K's copy overlapping the softmax and P V. S (16 x 64 per warp, f32) stays in the mma accumulators; the online softmax rescales the
-// running output when a row's maximum grows, and P, rounded to the dtype, is fed straight back as
-// the A operand of P V (the accumulator layout of m16n8 is the operand layout of m16k16, two
-// tiles per k16). Causal: tiles past the block's last query are never loaded; inside, keys
-// j > i score -inf.
+// copied into local memory once; at D = 128 its fragments are read from there (ldmatrix) for
+// every key tile, at D = 64 once into registers. The keys are walked in tiles of 64: K's and V's
+// tiles (16 KiB each at D = 128; with Q's, the 48 KiB NVIDIA's OpenCL allows a work-group) are
+// copied into local memory by cp.async, V's copy overlapping S = Q K^T and the next K's copy
+// overlapping the softmax and P V. S (16 x 64 per warp, f32) stays in the mma accumulators; the
+// online softmax rescales the running output when a row's maximum grows, and P, rounded to the
+// dtype, is fed straight back as the A operand of P V (the accumulator layout of m16n8 is the
+// operand layout of m16k16, two tiles per k16). Causal: tiles past the block's last query are
+// never loaded; inside, keys j > i score -inf.
 //
 // Rounding: each score is an f32 dot product on the tensor core (exact products, f32 sums in
 // the hardware's order) times scale; the softmax in f32 (ex2.approx of log2(e)-scaled scores); P
@@ -111,8 +113,9 @@ inline void xd_fa_wait0(void) { XD_ASM volatile("cp.async.wait_group 0;" : : : "
 // The kernel body for head dim D (64 or 128). Every loop over a register array runs to the
 // array's constant size and breaks at D's bound, so it unrolls before inlining makes D a constant
 // and the arrays stay in registers.
-inline __attribute__((always_inline)) void xd_fa_body(__global T* out, __global const T* q, __global const T* k, __global const T* v,
-                       const xd_fa_args A, __local uint4* sq, __local uint4* sk, __local uint4* sv, const int D) {
+inline __attribute__((always_inline)) void xd_fa_body(__global T* out, __global const T* q, __global const T* k,
+                                                      __global const T* v, const xd_fa_args A, __local uint4* sq,
+                                                      __local uint4* sk, __local uint4* sv, const int D) {
   const int CH = D / 8, KD = D / 16, ND = D / 8;
   const int lane = (int)get_local_id(0) & 31, warp = (int)get_local_id(0) >> 5;
   const int g = lane >> 2, t = lane & 3;
