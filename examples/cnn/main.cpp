@@ -19,7 +19,6 @@
 #include <xd/xd.hpp>
 
 #include "../common/golden_files.hpp"
-#include "../common/parse_arg.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -117,36 +116,19 @@ int usage(const char* why) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string dir = XD_CNN_GOLDEN_DIR;
-  std::string dtype_name = "f32";
-  int64_t iterations = 5;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--dtype" && i + 1 < argc) {
-      dtype_name = argv[++i];
-      if (dtype_name == "f32")
-        g_dtype = xd::Dtype::f32;
-      else if (dtype_name == "bf16")
-        g_dtype = xd::Dtype::bf16;
-      else
-        return usage(("unknown dtype '" + dtype_name + "'").c_str());
-    } else if (a == "--iterations" && i + 1 < argc) {
-      const std::optional<int64_t> v = xd_examples::parse_arg(argv[++i], 100000);
-      if (!v) return usage("--iterations takes a whole number from 1 to 100000");
-      iterations = *v;
-    } else if (!a.empty() && a[0] == '-') {
-      return usage(("unexpected argument '" + a + "'").c_str());
-    } else {
-      dir = a;
-    }
-  }
+  xd_examples::GoldenArgs args{XD_CNN_GOLDEN_DIR, "f32"};
+  if (const auto bad = xd_examples::parse_golden_args(argc, argv, "--dtype", "dtype", {"f32", "bf16"}, args))
+    return usage(bad->c_str());
+  g_dtype = args.choice == "bf16" ? xd::Dtype::bf16 : xd::Dtype::f32;
+  const std::string& dir = args.dir;
+  const int64_t iterations = args.iterations;
   try {
     const Config c = read_config(dir);
     const xd::Device dev = xd::default_device();
     std::printf("cnn: batch=%lld %lldx%lldx%lld, channels %lld/%lld, %lld classes, %s, on %s (%s)\n",
                 static_cast<long long>(c.batch), static_cast<long long>(c.in_channels), static_cast<long long>(c.size),
                 static_cast<long long>(c.size), static_cast<long long>(c.c1), static_cast<long long>(c.c2),
-                static_cast<long long>(c.classes), dtype_name.c_str(), dev.str().c_str(),
+                static_cast<long long>(c.classes), args.choice.c_str(), dev.str().c_str(),
                 dev.properties().name.c_str());
     Net n;
     n.stem = load_conv_bn(dir, "stem", {c.c1, c.in_channels, 3, 3}, 1, 1, c.eps, dev);
@@ -161,22 +143,10 @@ int main(int argc, char** argv) {
     const Tensor expected = read_f32(dir, "expected", {c.batch, c.classes});
 
     const auto [y, median_ms] = xd_examples::timed_runs([&] { return forward(x, n); }, dev, iterations);
-    const xd_examples::Mismatch e = xd_examples::compare_to_reference(y, expected);
-    const double rel = e.rel;
-    std::printf(
-        "  logits [%lld, %lld]; max |y - y_torch| = %.3g (%.3g of max |y_torch| = %.3g), y_torch from "
-        "PyTorch in f64\n",
-        static_cast<long long>(y.size(0)), static_cast<long long>(y.size(1)), e.max_abs, rel, e.max_ref);
-    std::printf("  median %.3f ms over %lld runs\n", median_ms, static_cast<long long>(iterations));
     // f32 differs from PyTorch's f64 by the order and rounding of f32 sums; bf16 rounds every
     // op's result to 8 significant bits through seven layers.
     const double tolerance = g_dtype == xd::Dtype::f32 ? 1e-4 : 8e-2;
-    if (!(rel <= tolerance)) {
-      std::printf("cnn: FAILED: relative error %.3g exceeds %.0e\n", rel, tolerance);
-      return 1;
-    }
-    std::printf("cnn: OK\n");
-    return 0;
+    return xd_examples::report_against_pytorch("cnn", "logits", y, expected, median_ms, iterations, tolerance);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "cnn: error: %s\n", e.what());
     return 1;

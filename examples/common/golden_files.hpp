@@ -1,16 +1,22 @@
 // The examples' reference data, as their make_golden.py scripts write it: config.txt ("key value"
 // lines, '#' starting a comment line) and one raw little-endian f32 file per tensor, row-major;
-// and the timed runs and the comparison with PyTorch's output both examples make.
+// and what both model examples do around their model: the command line, the timed runs, the
+// comparison with PyTorch's output and the verdict.
 #pragma once
 
 #include <xd/xd.hpp>
+
+#include "parse_arg.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <fstream>
+#include <initializer_list>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -99,6 +105,53 @@ inline Mismatch compare_to_reference(const xd::Tensor& got_t, const xd::Tensor& 
   if (std::any_of(got.begin(), got.end(), [](double v) { return !std::isfinite(v); })) m.max_abs = INFINITY;
   m.rel = m.max_abs / std::max(m.max_ref, 1e-30);
   return m;
+}
+
+// The model examples' command line: `--<option> CHOICE` (one of `choices`; `noun` names it in
+// the error), `--iterations N` (1 to 100000) and an optional golden directory. `args` holds the
+// defaults on entry; the result is why the command line is bad, or nothing.
+struct GoldenArgs {
+  std::string dir;
+  std::string choice;
+  int64_t iterations = 5;
+};
+inline std::optional<std::string> parse_golden_args(int argc, char** argv, const std::string& option, const char* noun,
+                                                    std::initializer_list<const char*> choices, GoldenArgs& args) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == option && i + 1 < argc) {
+      args.choice = argv[++i];
+      if (std::none_of(choices.begin(), choices.end(), [&](const char* c) { return args.choice == c; }))
+        return "unknown " + std::string(noun) + " '" + args.choice + "'";
+    } else if (a == "--iterations" && i + 1 < argc) {
+      const std::optional<int64_t> v = parse_arg(argv[++i], 100000);
+      if (!v) return std::string("--iterations takes a whole number from 1 to 100000");
+      args.iterations = *v;
+    } else if (!a.empty() && a[0] == '-') {
+      return "unexpected argument '" + a + "'";
+    } else {
+      args.dir = a;
+    }
+  }
+  return std::nullopt;
+}
+
+// Prints how the [rows, cols] output `y` (`what`) compares with PyTorch's `expected` and the
+// median time, then `name`'s verdict against `tolerance` (relative to the largest |expected|);
+// returns the exit code, 0 when within it.
+inline int report_against_pytorch(const char* name, const char* what, const xd::Tensor& y, const xd::Tensor& expected,
+                                  double median_ms, int64_t iterations, double tolerance) {
+  const Mismatch e = compare_to_reference(y, expected);
+  std::printf(
+      "  %s [%lld, %lld]; max |y - y_torch| = %.3g (%.3g of max |y_torch| = %.3g), y_torch from PyTorch in f64\n", what,
+      static_cast<long long>(y.size(0)), static_cast<long long>(y.size(1)), e.max_abs, e.rel, e.max_ref);
+  std::printf("  median %.3f ms over %lld runs\n", median_ms, static_cast<long long>(iterations));
+  if (!(e.rel <= tolerance)) {
+    std::printf("%s: FAILED: relative error %.3g exceeds %.0e\n", name, e.rel, tolerance);
+    return 1;
+  }
+  std::printf("%s: OK\n", name);
+  return 0;
 }
 
 }  // namespace xd_examples

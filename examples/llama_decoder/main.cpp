@@ -15,7 +15,6 @@
 #include <xd/xd.hpp>
 
 #include "../common/golden_files.hpp"
-#include "../common/parse_arg.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -148,32 +147,14 @@ int usage(const char* why) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string dir = XD_LLAMA_GOLDEN_DIR;
-  Format format = Format::f32;
-  std::string format_name = "f32";
-  int64_t iterations = 5;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--weights" && i + 1 < argc) {
-      format_name = argv[++i];
-      if (format_name == "f32")
-        format = Format::f32;
-      else if (format_name == "int8")
-        format = Format::int8;
-      else if (format_name == "int4")
-        format = Format::int4;
-      else
-        return usage(("unknown weight format '" + format_name + "'").c_str());
-    } else if (a == "--iterations" && i + 1 < argc) {
-      const std::optional<int64_t> v = xd_examples::parse_arg(argv[++i], 100000);
-      if (!v) return usage("--iterations takes a whole number from 1 to 100000");
-      iterations = *v;
-    } else if (!a.empty() && a[0] == '-') {
-      return usage(("unexpected argument '" + a + "'").c_str());
-    } else {
-      dir = a;
-    }
-  }
+  xd_examples::GoldenArgs args{XD_LLAMA_GOLDEN_DIR, "f32"};
+  if (const auto bad =
+          xd_examples::parse_golden_args(argc, argv, "--weights", "weight format", {"f32", "int8", "int4"}, args))
+    return usage(bad->c_str());
+  const Format format = args.choice == "int8" ? Format::int8 : args.choice == "int4" ? Format::int4 : Format::f32;
+  const std::string& format_name = args.choice;
+  const std::string& dir = args.dir;
+  const int64_t iterations = args.iterations;
   try {
     const Config c = read_config(dir);
     const xd::Device dev = xd::default_device();
@@ -198,23 +179,12 @@ int main(int argc, char** argv) {
     const Tensor expected = read_f32(dir, "expected_" + format_name, {c.seq, c.dim});
 
     const auto [y, median_ms] = xd_examples::timed_runs([&] { return decoder_layer(x, l); }, dev, iterations);
-    const xd_examples::Mismatch e = xd_examples::compare_to_reference(y, expected);
-    const double rel = e.rel;
-    std::printf(
-        "  output [%lld, %lld]; max |y - y_torch| = %.3g (%.3g of max |y_torch| = %.3g), y_torch from "
-        "PyTorch in f64\n",
-        static_cast<long long>(y.size(0)), static_cast<long long>(y.size(1)), e.max_abs, rel, e.max_ref);
-    std::printf("  median %.3f ms over %lld runs\n", median_ms, static_cast<long long>(iterations));
     // f32 and int8 compute with the same weights (int8: the same codes) as PyTorch, so only the
     // order of f32 sums differs; int4 codes can differ from the reference's where a quotient
     // lands within an f32 rounding of a tie.
     const double tolerance = format == Format::int4 ? 1e-3 : 1e-4;
-    if (!(rel <= tolerance)) {
-      std::printf("llama_decoder: FAILED: relative error %.3g exceeds %.0e\n", rel, tolerance);
-      return 1;
-    }
-    std::printf("llama_decoder: OK\n");
-    return 0;
+    return xd_examples::report_against_pytorch("llama_decoder", "output", y, expected, median_ms, iterations,
+                                               tolerance);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "llama_decoder: error: %s\n", e.what());
     return 1;
