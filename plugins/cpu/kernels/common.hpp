@@ -9,6 +9,9 @@
 #include <xd/plugin.hpp>
 #include <xd/plugin_abi.h>
 
+#include <algorithm>
+#include <array>
+#include <cstdint>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -39,6 +42,32 @@ inline char* data(const xd_view& v) { return static_cast<char*>(v.handle) + v.of
 inline const int64_t* zero_strides() {
   static const int64_t zeros[kMaxDims] = {};
   return zeros;
+}
+
+// ---------------------------------------------------------------- rows along one dim
+// The attribute dim (xd_attrs_dim) of an op whose output has its input's shape (softmax, cumsum),
+// checked; the errors name `op`.
+inline int checked_row_dim(const xd_kernel_call* c, const xd_view& in, const xd_view& out, const char* op) {
+  if (!plugin::same_sizes(out, in.ndim, in.sizes)) invalid(std::string(op) + " output must have the input's shape");
+  const int dim = need_attrs<xd_attrs_dim>(c).dim;
+  if (dim < 0 || dim >= std::min(in.ndim, kMaxDims))
+    invalid(std::string(op) + " dim " + std::to_string(dim) + " out of range");
+  return dim;
+}
+
+// row(y, x) once per row of `out` and `in` (one shape, elements of T) along `dim`, x and y at the
+// row's first element; every other dim is walked, in parallel tasks of at least `grain` rows.
+// Along the row the caller steps by the views' strides[dim].
+template <class T, class Row>
+void for_each_row_along(const xd_view& out, const xd_view& in, int dim, int64_t grain, Row&& row) {
+  constexpr int64_t sz = sizeof(T);
+  const strided_layout<2> rows(in.ndim, in.sizes, {out.strides, in.strides}, {sz, sz}, uint64_t{1} << dim);
+  parallel_for(rows.numel(), grain, [&](int64_t begin, int64_t end) {
+    rows.for_each_run({data(out), data(in)}, begin, end,
+                      [&](const std::array<char*, 2>& p, int64_t n, const std::array<int64_t, 2>& st) {
+                        for (int64_t i = 0; i < n; ++i) row(p[0] + i * st[0], p[1] + i * st[1]);
+                      });
+  });
 }
 
 // ---------------------------------------------------------------- registration

@@ -20,15 +20,10 @@ struct cumsum_kernel {
       const xd_view& in = input(c, 0);
       const xd_view& out = output(c, 0);
       check_dtype(out, in.dtype, "cumsum output");
-      if (!plugin::same_sizes(out, in.ndim, in.sizes)) invalid("cumsum output must have the input's shape");
-      const int dim = need_attrs<xd_attrs_dim>(c).dim;
-      if (dim < 0 || dim >= std::min(in.ndim, kMaxDims)) invalid("cumsum dim " + std::to_string(dim) + " out of range");
+      const int dim = checked_row_dim(c, in, out, "cumsum");
       const int64_t len = in.sizes[dim];
       const int64_t step_in = in.strides[dim] * static_cast<int64_t>(sizeof(T));
       const int64_t step_out = out.strides[dim] * static_cast<int64_t>(sizeof(T));
-      const strided_layout<2> rows(in.ndim, in.sizes, {out.strides, in.strides},
-                                   {static_cast<int64_t>(sizeof(T)), static_cast<int64_t>(sizeof(T))},
-                                   uint64_t{1} << dim);
       if (len == 0) return;
       auto row = [&](char* y, char* x) {
         C acc = 0;
@@ -41,13 +36,7 @@ struct cumsum_kernel {
           at<T>(y, j * step_out) = cast<T>(acc);
         }
       };
-      const int64_t grain = std::max<int64_t>(1, kElementGrain / len);
-      parallel_for(rows.numel(), grain, [&](int64_t begin, int64_t end) {
-        rows.for_each_run({data(out), data(in)}, begin, end,
-                          [&](const std::array<char*, 2>& p, int64_t n, const std::array<int64_t, 2>& s) {
-                            for (int64_t i = 0; i < n; ++i) row(p[0] + i * s[0], p[1] + i * s[1]);
-                          });
-      });
+      for_each_row_along<T>(out, in, dim, std::max<int64_t>(1, kElementGrain / len), row);
     });
   }
 };
