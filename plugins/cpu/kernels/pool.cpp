@@ -50,6 +50,26 @@ int64_t first_tap(int64_t start, int64_t step) {
   return start >= 0 ? start : start + (-start + step - 1) / step * step;
 }
 
+// The element offset of (n, c, h, w) in a 4-d view.
+int64_t offset4(const xd_view& t, int64_t n, int64_t c, int64_t h, int64_t w) {
+  return n * t.strides[0] + c * t.strides[1] + h * t.strides[2] + w * t.strides[3];
+}
+
+// f(n, ch, ho, wo, plane) for every output element of `v`, plane at input (n, ch), in parallel
+// tasks of about kElementGrain window taps.
+template <class T, class F>
+void for_each_pool_output(const pool_views& v, F&& f) {
+  const int64_t Cn = v.a.sizes[1], taps = std::max<int64_t>(1, v.p.kernel[0] * v.p.kernel[1]);
+  char* pa = data(v.a);
+  parallel_for(numel(v.out), std::max<int64_t>(1, kElementGrain / taps), [&](int64_t begin, int64_t end) {
+    for (int64_t e = begin; e < end; ++e) {
+      const int64_t wo = e % v.Wo, ho = e / v.Wo % v.Ho, ch = e / (v.Wo * v.Ho) % Cn;
+      const int64_t n = e / (v.Wo * v.Ho * Cn);
+      f(n, ch, ho, wo, pa + (n * v.a.strides[0] + ch * v.a.strides[1]) * static_cast<int64_t>(sizeof(T)));
+    }
+  });
+}
+
 struct max_pool2d_kernel {
   template <class T>
   static xd_status run(const xd_kernel_call* c) {
@@ -58,41 +78,26 @@ struct max_pool2d_kernel {
       const pool_views v = pool_views_of(c, "max_pool2d", true);
       const xd_attrs_pool2d& p = v.p;
       constexpr int64_t sz = sizeof(T);
-      char* pa = data(v.a);
       char* po = data(v.out);
       char* pi = v.indices ? data(*v.indices) : nullptr;
-      const int64_t Cn = v.a.sizes[1];
-      const int64_t taps = p.kernel[0] * p.kernel[1];
-      parallel_for(numel(v.out), std::max<int64_t>(1, kElementGrain / std::max<int64_t>(1, taps)),
-                   [&](int64_t begin, int64_t end) {
-                     for (int64_t e = begin; e < end; ++e) {
-                       const int64_t wo = e % v.Wo, ho = e / v.Wo % v.Ho, ch = e / (v.Wo * v.Ho) % Cn;
-                       const int64_t n = e / (v.Wo * v.Ho * Cn);
-                       char* plane = pa + (n * v.a.strides[0] + ch * v.a.strides[1]) * sz;
-                       const int64_t hs = ho * p.stride[0] - p.padding[0], ws = wo * p.stride[1] - p.padding[1];
-                       const int64_t h_end = std::min(hs + (p.kernel[0] - 1) * p.dilation[0] + 1, v.H);
-                       const int64_t w_end = std::min(ws + (p.kernel[1] - 1) * p.dilation[1] + 1, v.W);
-                       const int64_t h0 = first_tap(hs, p.dilation[0]), w0 = first_tap(ws, p.dilation[1]);
-                       C best = -std::numeric_limits<C>::infinity();
-                       int64_t best_index = h0 * v.W + w0;
-                       for (int64_t h = h0; h < h_end; h += p.dilation[0])
-                         for (int64_t w = w0; w < w_end; w += p.dilation[1]) {
-                           const C x = load(at<const T>(plane, (h * v.a.strides[2] + w * v.a.strides[3]) * sz));
-                           if (x > best || std::isnan(x)) {
-                             best = x;
-                             best_index = h * v.W + w;
-                           }
-                         }
-                       const int64_t o[4] = {n, ch, ho, wo};
-                       int64_t oo = 0, io = 0;
-                       for (int d = 0; d < 4; ++d) {
-                         oo += o[d] * v.out.strides[d];
-                         if (pi) io += o[d] * v.indices->strides[d];
-                       }
-                       at<T>(po, oo * sz) = cast<T>(best);
-                       if (pi) at<int64_t>(pi, io * 8) = best_index;
-                     }
-                   });
+      for_each_pool_output<T>(v, [&](int64_t n, int64_t ch, int64_t ho, int64_t wo, char* plane) {
+        const int64_t hs = ho * p.stride[0] - p.padding[0], ws = wo * p.stride[1] - p.padding[1];
+        const int64_t h_end = std::min(hs + (p.kernel[0] - 1) * p.dilation[0] + 1, v.H);
+        const int64_t w_end = std::min(ws + (p.kernel[1] - 1) * p.dilation[1] + 1, v.W);
+        const int64_t h0 = first_tap(hs, p.dilation[0]), w0 = first_tap(ws, p.dilation[1]);
+        C best = -std::numeric_limits<C>::infinity();
+        int64_t best_index = h0 * v.W + w0;
+        for (int64_t h = h0; h < h_end; h += p.dilation[0])
+          for (int64_t w = w0; w < w_end; w += p.dilation[1]) {
+            const C x = load(at<const T>(plane, (h * v.a.strides[2] + w * v.a.strides[3]) * sz));
+            if (x > best || std::isnan(x)) {
+              best = x;
+              best_index = h * v.W + w;
+            }
+          }
+        at<T>(po, offset4(v.out, n, ch, ho, wo) * sz) = cast<T>(best);
+        if (pi) at<int64_t>(pi, offset4(*v.indices, n, ch, ho, wo) * 8) = best_index;
+      });
     });
   }
 };
@@ -105,39 +110,29 @@ struct avg_pool2d_kernel {
       const pool_views v = pool_views_of(c, "avg_pool2d", false);
       const xd_attrs_pool2d& p = v.p;
       constexpr int64_t sz = sizeof(T);
-      char* pa = data(v.a);
       char* po = data(v.out);
-      const int64_t Cn = v.a.sizes[1];
-      parallel_for(numel(v.out), std::max<int64_t>(1, kElementGrain / std::max<int64_t>(1, p.kernel[0] * p.kernel[1])),
-                   [&](int64_t begin, int64_t end) {
-                     for (int64_t e = begin; e < end; ++e) {
-                       const int64_t wo = e % v.Wo, ho = e / v.Wo % v.Ho, ch = e / (v.Wo * v.Ho) % Cn;
-                       const int64_t n = e / (v.Wo * v.Ho * Cn);
-                       char* plane = pa + (n * v.a.strides[0] + ch * v.a.strides[1]) * sz;
-                       int64_t h0 = ho * p.stride[0] - p.padding[0], w0 = wo * p.stride[1] - p.padding[1];
-                       int64_t h1 = std::min(h0 + p.kernel[0], v.H + p.padding[0]);
-                       int64_t w1 = std::min(w0 + p.kernel[1], v.W + p.padding[1]);
-                       const int64_t padded_size = (h1 - h0) * (w1 - w0);
-                       h0 = std::max<int64_t>(h0, 0);
-                       w0 = std::max<int64_t>(w0, 0);
-                       h1 = std::min(h1, v.H);
-                       w1 = std::min(w1, v.W);
-                       C result = 0;
-                       if (h0 < h1 && w0 < w1) {
-                         C sum = 0;
-                         for (int64_t h = h0; h < h1; ++h)
-                           for (int64_t w = w0; w < w1; ++w)
-                             sum += load(at<const T>(plane, (h * v.a.strides[2] + w * v.a.strides[3]) * sz));
-                         const int64_t d = p.divisor_override != 0 ? p.divisor_override
-                                           : p.count_include_pad   ? padded_size
-                                                                   : (h1 - h0) * (w1 - w0);
-                         result = sum / static_cast<C>(d);
-                       }
-                       const int64_t oo =
-                           n * v.out.strides[0] + ch * v.out.strides[1] + ho * v.out.strides[2] + wo * v.out.strides[3];
-                       at<T>(po, oo * sz) = cast<T>(result);
-                     }
-                   });
+      for_each_pool_output<T>(v, [&](int64_t n, int64_t ch, int64_t ho, int64_t wo, char* plane) {
+        int64_t h0 = ho * p.stride[0] - p.padding[0], w0 = wo * p.stride[1] - p.padding[1];
+        int64_t h1 = std::min(h0 + p.kernel[0], v.H + p.padding[0]);
+        int64_t w1 = std::min(w0 + p.kernel[1], v.W + p.padding[1]);
+        const int64_t padded_size = (h1 - h0) * (w1 - w0);
+        h0 = std::max<int64_t>(h0, 0);
+        w0 = std::max<int64_t>(w0, 0);
+        h1 = std::min(h1, v.H);
+        w1 = std::min(w1, v.W);
+        C result = 0;
+        if (h0 < h1 && w0 < w1) {
+          C sum = 0;
+          for (int64_t h = h0; h < h1; ++h)
+            for (int64_t w = w0; w < w1; ++w)
+              sum += load(at<const T>(plane, (h * v.a.strides[2] + w * v.a.strides[3]) * sz));
+          const int64_t d = p.divisor_override != 0 ? p.divisor_override
+                            : p.count_include_pad   ? padded_size
+                                                    : (h1 - h0) * (w1 - w0);
+          result = sum / static_cast<C>(d);
+        }
+        at<T>(po, offset4(v.out, n, ch, ho, wo) * sz) = cast<T>(result);
+      });
     });
   }
 };
