@@ -178,6 +178,34 @@ TEST_P(FastKernels, CopiesAndCastsMatchTheReferenceBitForBit) {
       "cpu.copy.fast", [&] { return std::vector<Tensor>{x.clone()}; }, Tol{0, 0});
 }
 
+// Same-dtype copies larger than the stream threshold (16 MiB) are split over the threads with
+// non-temporal stores; every dtype's bits arrive unchanged, from a source that starts off any
+// vector boundary and into a destination with an odd length (a head and a tail outside the
+// vector loop).
+TEST(FastKernelsCopy, LargeSameDtypeCopiesArriveBitForBit) {
+  if (reference_only()) GTEST_SKIP() << "XD_CPU_KERNELS=reference: no fast kernels";
+  const int64_t n = (int64_t{17} << 20) / 4 + 3;  // past 16 MiB in i32, a tail of 3 elements
+  for (const Dtype d : {Dtype::i32, Dtype::f64, Dtype::i8, Dtype::f32}) {
+    SCOPED_TRACE(trace(d));
+    const int64_t len = d == Dtype::i8 ? 4 * n : n;  // i8 too past the threshold
+    std::vector<double> v = random_values(static_cast<size_t>(len + 1), -100, 100, d, 21);
+    if (d == Dtype::f32 || d == Dtype::f64)
+      for (size_t i = 0; i < v.size(); i += 4099) v[i] = i % 2 ? kNaN : -kInf;
+    const Tensor src = make(v, {len + 1}, d).slice(0, 1, len + 1);  // starts one element in
+    const uint64_t before = calls_of("cpu.copy.fast");
+    const Tensor out = src.contiguous().clone();
+    EXPECT_GT(calls_of("cpu.copy.fast"), before);
+    const std::vector<double> expected(v.begin() + 1, v.end());
+    EXPECT_TRUE(all_equal(read(out), expected));
+    // Into a destination that starts three elements in: the head before its first vector boundary.
+    Tensor dst = make(std::vector<double>(static_cast<size_t>(len + 3), 7.0), {len + 3}, d);
+    dst.slice(0, 3, len + 3).copy_(src);
+    const std::vector<double> whole = read(dst);
+    EXPECT_TRUE(all_equal(std::vector<double>(whole.begin(), whole.begin() + 3), std::vector<double>(3, 7.0)));
+    EXPECT_TRUE(all_equal(std::vector<double>(whole.begin() + 3, whole.end()), expected));
+  }
+}
+
 // The elementwise math against the reference's libm calls over the whole f32 range: NaN, +-Inf,
 // +-0, subnormals, +-3e38 and values where exp overflows (x > 88.72) or underflows (x < -103),
 // and a 16 MiB output, which is streamed.

@@ -144,10 +144,15 @@ const char* copy_decline(const xd_kernel_call* c) {
   if (numel(dst) < kSmallCopy) return "copies of fewer than 32768 elements run the reference";
   if (!same_shape(src, dst)) return "a malformed call (the reference reports it)";
   if (!dense(src) || !dense(dst)) return "takes dense tensors; strided copies run the reference loop";
-  // A same-dtype copy stays the reference's one memcpy: split over the 2 threads here it measured
-  // slower at 64 MiB (18.2 against 22 GB/s) and faster at 256 MiB (26.8 against 20), so neither
-  // choice is right for every size (docs/performance.md).
-  if (src.dtype == dst.dtype) return "a same-dtype copy is one memcpy (the reference's)";
+  // A same-dtype copy in the caches stays the reference's one memcpy. One larger than the stream
+  // threshold is split over the threads with non-temporal stores: glibc's memcpy of 64 MiB ran
+  // 15-26 GB/s on a Zen 4 where this loop ran 46-58, and on Zen 1 the ops that stream their
+  // output already beat memcpy by 1.3-1.45x (docs/performance.md).
+  if (src.dtype == dst.dtype) {
+    if (numel(dst) * dtype_bytes(dst.dtype) < stream_threshold_bytes())
+      return "a same-dtype copy smaller than the stream threshold is one memcpy (the reference's)";
+    return nullptr;
+  }
   if (!narrow_or_f32(src.dtype) || !narrow_or_f32(dst.dtype))
     return "casts other than between f32, f16 and bf16 run the reference loop";
   return nullptr;
@@ -166,6 +171,13 @@ struct copy_fast {
       char* out = data(dst);
       const int64_t dsz = dtype_bytes(dst.dtype);
       const bool stream = n * dsz >= stream_threshold_bytes();
+      if (src.dtype == dst.dtype) {  // bits preserved, NaN payloads too
+        parallel_for(n, kElementGrain, [&](int64_t b, int64_t e) {
+          stream_scope fence;
+          simd::stream_copy(out + b * dsz, in + b * dsz, static_cast<size_t>((e - b) * dsz));
+        });
+        return;
+      }
       if constexpr (std::is_same_v<S, float> || std::is_same_v<S, ::xd::half> || std::is_same_v<S, ::xd::bfloat16>) {
         visit_floating(dst.dtype, [&]<class D>(std::type_identity<D>) {
           if constexpr (std::is_same_v<D, float> || std::is_same_v<D, ::xd::half> ||
@@ -197,5 +209,6 @@ extern const plugin::kernel_def def_sub_fast =
     fast::fast_kernel<fast::binary_fast<fast::Op::sub>>(XD_OP_SUB, "sub.fast", nullptr);
 extern const plugin::kernel_def def_mul_fast =
     fast::fast_kernel<fast::binary_fast<fast::Op::mul>>(XD_OP_MUL, "mul.fast", nullptr);
-extern const plugin::kernel_def def_copy_fast = fast::fast_kernel<fast::copy_fast>(XD_OP_COPY, "copy.fast", nullptr);
+extern const plugin::kernel_def def_copy_fast =
+    fast::fast_kernel<fast::copy_fast, dtypes::all>(XD_OP_COPY, "copy.fast", nullptr);
 }  // namespace xd::cpu

@@ -33,10 +33,14 @@ namespace hn = hwy::HWY_NAMESPACE;
 // in double read 13-15 GB/s here where a plain f32 sum read 18-19. Asking for the line 1 KiB
 // ahead brings it to 19-20 (docs/performance.md). A prefetch never faults, past the end included.
 constexpr int64_t kPrefetchBytes = 1024;
+// Asks for every cache line of elements [i, i + count) kPrefetchBytes ahead: one step of a loop
+// spans 64 bytes with 256-bit vectors and 128 with 512-bit ones, where a single prefetch per step
+// left every other line to the hardware (f32 amax ran at half bf16's rate per byte on AVX-512).
 template <elem E>
-HWY_INLINE void prefetch_ahead(const void* p, int64_t i) {
+HWY_INLINE void prefetch_ahead(const void* p, int64_t i, int64_t count) {
   constexpr int64_t size = E == elem::f32 ? 4 : 2;
-  hwy::Prefetch(static_cast<const char*>(p) + i * size + kPrefetchBytes);
+  const char* at = static_cast<const char*>(p) + i * size + kPrefetchBytes;
+  for (int64_t b = 0; b < count * size; b += 64) hwy::Prefetch(at + b);
 }
 
 template <class A>
@@ -55,7 +59,7 @@ HWY_INLINE double sum_map(const void* HWY_RESTRICT x, int64_t n, F f, G tail) {
   auto a0 = hn::Zero(dd), a1 = hn::Zero(dd), a2 = hn::Zero(dd), a3 = hn::Zero(dd);
   int64_t i = 0;
   for (; i + 4 * H <= n; i += 4 * H) {
-    prefetch_ahead<E>(x, i);
+    prefetch_ahead<E>(x, i, 4 * H);
     a0 = hn::Add(a0, hn::PromoteTo(dd, f(load_as<E>(dh, x, i))));
     a1 = hn::Add(a1, hn::PromoteTo(dd, f(load_as<E>(dh, x, i + H))));
     a2 = hn::Add(a2, hn::PromoteTo(dd, f(load_as<E>(dh, x, i + 2 * H))));
@@ -78,7 +82,7 @@ double SumMaxAbsT(const void* HWY_RESTRICT x, int64_t n, float* HWY_RESTRICT lar
   auto m0 = hn::Zero(dh), m1 = hn::Zero(dh);
   int64_t i = 0;
   for (; i + 4 * H <= n; i += 4 * H) {
-    prefetch_ahead<E>(x, i);
+    prefetch_ahead<E>(x, i, 4 * H);
     const auto v0 = load_as<E>(dh, x, i), v1 = load_as<E>(dh, x, i + H);
     const auto v2 = load_as<E>(dh, x, i + 2 * H), v3 = load_as<E>(dh, x, i + 3 * H);
     a0 = hn::Add(a0, hn::PromoteTo(dd, v0));
@@ -107,11 +111,6 @@ double SumMaxAbs(const void* HWY_RESTRICT x, elem e, int64_t n, float* HWY_RESTR
   return by_elem(e, [&](auto t) { return SumMaxAbsT<decltype(t)::value>(x, n, largest); });
 }
 
-double Sum(const float* HWY_RESTRICT x, int64_t n) {
-  return sum_map<elem::f32>(
-      x, n, [](auto v) { return v; }, [](float v) { return v; });
-}
-
 double SumSquares(const void* HWY_RESTRICT x, elem e, int64_t n) {
   return by_elem(e, [&](auto t) {
     return sum_map<decltype(t)::value>(
@@ -128,7 +127,7 @@ float Extreme(const void* HWY_RESTRICT x, int64_t n) {
   auto nan = hn::Zero(d);  // lanes that saw a NaN (x86 max/min drop NaN operands)
   int64_t i = 0;
   for (; i + 2 * N <= n; i += 2 * N) {
-    prefetch_ahead<E>(x, i);
+    prefetch_ahead<E>(x, i, 2 * N);
     const auto v = load_as<E>(d, x, i), u = load_as<E>(d, x, i + N);
     m0 = Max ? hn::Max(m0, v) : hn::Min(m0, v);
     m1 = Max ? hn::Max(m1, u) : hn::Min(m1, u);
@@ -183,27 +182,66 @@ HWY_INLINE V ExpNonPositive(D d, V x) {
   return hn::Mul(y, scale);
 }
 
-double ExpShifted(const float* HWY_RESTRICT x, float max, float* HWY_RESTRICT e, int64_t n) {
-  // Full-width exponentials into e (L1-resident), then their sum in double from there.
+// Adds the lanes of t to the double accumulators (its lower half to lo, its upper half to hi).
+template <class V, class A>
+HWY_INLINE void add_promoted(V t, A& lo, A& hi) {
+  const DD dd;
+#if HWY_TARGET == HWY_SCALAR
+  (void)hi;
+  lo = hn::Add(lo, hn::PromoteTo(dd, t));
+#else
+  const DH dh;
+  lo = hn::Add(lo, hn::PromoteTo(dd, hn::LowerHalf(dh, t)));
+  hi = hn::Add(hi, hn::PromoteTo(dd, hn::UpperHalf(dh, t)));
+#endif
+}
+
+double ExpShifted(const float* HWY_RESTRICT x, float max, float* HWY_RESTRICT e, int64_t n,
+                  const void* HWY_RESTRICT next, int64_t next_bytes) {
+  // Exponentials into e (L1-resident) with their sum: each step's four vectors are added in f32
+  // (at most 4 terms of at most 1 per lane) and that partial promoted to double, so the sum
+  // needs no second pass over e.
   const DF d;
+  const DD dd;
   const int64_t N = static_cast<int64_t>(hn::Lanes(d));
   const auto vm = hn::Set(d, max);
+  auto lo = hn::Zero(dd), hi = hn::Zero(dd);
+  // The caller's next row is asked for while these exponentials compute: the row loop is
+  // bound by exp here, and its first pass over the next row (the maximum) would otherwise wait
+  // on memory with the FP units idle (docs/performance.md). One step covers 16*N bytes of x,
+  // so the next row's lines are requested at the rate this row's are used.
+  const char* pf = static_cast<const char*>(next);
+  const int64_t step_bytes = 16 * N;
+  int64_t pf_at = pf == nullptr ? next_bytes : 0;
   int64_t i = 0;
   // Four independent vectors per step: one exp is a long dependency chain, and a narrow
   // out-of-order window (Zen 1) overlaps several only when they sit side by side.
   for (; i + 4 * N <= n; i += 4 * N) {
+    for (int64_t b = 0; b < step_bytes && pf_at < next_bytes; b += 64, pf_at += 64) hwy::Prefetch(pf + pf_at);
     const auto e0 = ExpNonPositive(d, hn::Sub(hn::LoadU(d, x + i), vm));
     const auto e1 = ExpNonPositive(d, hn::Sub(hn::LoadU(d, x + i + N), vm));
     const auto e2 = ExpNonPositive(d, hn::Sub(hn::LoadU(d, x + i + 2 * N), vm));
     const auto e3 = ExpNonPositive(d, hn::Sub(hn::LoadU(d, x + i + 3 * N), vm));
-    hn::StoreU(e0, d, e + i);
-    hn::StoreU(e1, d, e + i + N);
-    hn::StoreU(e2, d, e + i + 2 * N);
-    hn::StoreU(e3, d, e + i + 3 * N);
+    if (e != nullptr) {
+      hn::StoreU(e0, d, e + i);
+      hn::StoreU(e1, d, e + i + N);
+      hn::StoreU(e2, d, e + i + 2 * N);
+      hn::StoreU(e3, d, e + i + 3 * N);
+    }
+    add_promoted(hn::Add(hn::Add(e0, e1), hn::Add(e2, e3)), lo, hi);
   }
-  for (; i + N <= n; i += N) hn::StoreU(ExpNonPositive(d, hn::Sub(hn::LoadU(d, x + i), vm)), d, e + i);
-  for (; i < n; ++i) e[i] = std::exp(x[i] - max);
-  return Sum(e, n);
+  for (; i + N <= n; i += N) {
+    const auto v = ExpNonPositive(d, hn::Sub(hn::LoadU(d, x + i), vm));
+    if (e != nullptr) hn::StoreU(v, d, e + i);
+    add_promoted(v, lo, hi);
+  }
+  double s = hn::GetLane(hn::SumOfLanes(dd, hn::Add(lo, hi)));
+  for (; i < n; ++i) {
+    const float v = std::exp(x[i] - max);
+    if (e != nullptr) e[i] = v;
+    s += v;
+  }
+  return s;
 }
 
 void Scale(const float* HWY_RESTRICT x, float s, void* HWY_RESTRICT y, elem ey, int64_t n, bool stream) {
@@ -261,8 +299,8 @@ double DotGwXh(const void* HWY_RESTRICT g, const void* HWY_RESTRICT x, elem e, c
     };
     int64_t i = 0;
     for (; i + 2 * H <= n; i += 2 * H) {
-      prefetch_ahead<E>(g, i);
-      prefetch_ahead<E>(x, i);
+      prefetch_ahead<E>(g, i, 2 * H);
+      prefetch_ahead<E>(x, i, 2 * H);
       a0 = hn::Add(a0, term(i));
       a1 = hn::Add(a1, term(i + H));
     }
@@ -370,6 +408,9 @@ void Convert(const void* HWY_RESTRICT x, elem ex, void* HWY_RESTRICT y, elem ey,
 }
 
 void StreamCopy(void* HWY_RESTRICT dst, const void* HWY_RESTRICT src, size_t bytes) {
+#if HWY_TARGET == HWY_SCALAR
+  std::memcpy(dst, src, bytes);  // one byte per vector: nothing to gain over memcpy
+#else
   const hn::ScalableTag<uint8_t> d8;
   const size_t N = hn::Lanes(d8);
   auto* out = static_cast<uint8_t*>(dst);
@@ -379,8 +420,18 @@ void StreamCopy(void* HWY_RESTRICT dst, const void* HWY_RESTRICT src, size_t byt
   if (head > bytes) head = bytes;
   std::memcpy(out, in, head);
   size_t i = head;
+  // Four loads before their stores, so that several lines are in flight per thread.
+  for (; i + 4 * N <= bytes; i += 4 * N) {
+    const auto v0 = hn::LoadU(d8, in + i), v1 = hn::LoadU(d8, in + i + N);
+    const auto v2 = hn::LoadU(d8, in + i + 2 * N), v3 = hn::LoadU(d8, in + i + 3 * N);
+    hn::Stream(v0, d8, out + i);
+    hn::Stream(v1, d8, out + i + N);
+    hn::Stream(v2, d8, out + i + 2 * N);
+    hn::Stream(v3, d8, out + i + 3 * N);
+  }
   for (; i + N <= bytes; i += N) hn::Stream(hn::LoadU(d8, in + i), d8, out + i);
   std::memcpy(out + i, in + i, bytes - i);
+#endif
 }
 
 void StreamFence() { hwy::FlushStream(); }
@@ -392,7 +443,6 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace xd::cpu::simd {
 
-HWY_EXPORT(Sum);
 HWY_EXPORT(SumMaxAbs);
 HWY_EXPORT(SumSquares);
 HWY_EXPORT(MaxF);
@@ -416,15 +466,14 @@ const char* target_name() {
   return usable != 0 ? hwy::TargetName(usable & -usable) : "none";
 }
 
-double sum(const float* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(Sum)(x, n); }
 double sum_max_abs(const void* x, elem e, int64_t n, float* largest) {
   return HWY_DYNAMIC_DISPATCH(SumMaxAbs)(x, e, n, largest);
 }
 double sum_squares(const void* x, elem e, int64_t n) { return HWY_DYNAMIC_DISPATCH(SumSquares)(x, e, n); }
 float max(const void* x, elem e, int64_t n) { return HWY_DYNAMIC_DISPATCH(MaxF)(x, e, n); }
 float min(const void* x, elem e, int64_t n) { return HWY_DYNAMIC_DISPATCH(MinF)(x, e, n); }
-double exp_shifted(const float* x, float max, float* e, int64_t n) {
-  return HWY_DYNAMIC_DISPATCH(ExpShifted)(x, max, e, n);
+double exp_shifted(const float* x, float max, float* e, int64_t n, const void* next, int64_t next_bytes) {
+  return HWY_DYNAMIC_DISPATCH(ExpShifted)(x, max, e, n, next, next_bytes);
 }
 void scale(const float* x, float s, void* y, elem ey, int64_t n, bool stream) {
   HWY_DYNAMIC_DISPATCH(Scale)(x, s, y, ey, n, stream);

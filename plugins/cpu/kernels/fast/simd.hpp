@@ -23,15 +23,16 @@ enum class elem : int { f32, bf16, f16 };
 const char* target_name();
 
 // ---- reductions over x[0, n)
-double sum(const float* x, int64_t n);                                 // in double
 double sum_max_abs(const void* x, elem e, int64_t n, float* largest);  // in double; *largest = max |x| (NaN ignored)
 double sum_squares(const void* x, elem e, int64_t n);                  // sum of float(x*x), in double
 float max(const void* x, elem e, int64_t n);                           // NaN if any element is NaN; -Inf for n == 0
 float min(const void* x, elem e, int64_t n);                           // NaN if any element is NaN; +Inf for n == 0
 
 // ---- softmax rows (max is the row's finite maximum)
-// e[i] = exp(x[i] - max); returns the sum of e in double.
-double exp_shifted(const float* x, float max, float* e, int64_t n);
+// e[i] = exp(x[i] - max) (nothing stored when e is null); returns the sum of those values in
+// double. `next` (may be null): next_bytes the caller reads next, prefetched meanwhile.
+double exp_shifted(const float* x, float max, float* e, int64_t n, const void* next = nullptr,
+                   int64_t next_bytes = 0);
 // The functions that write a row y take `stream`: non-temporal stores (y written straight to
 // memory, for outputs larger than the caches; the writer calls stream_fence() before publishing).
 // y[i] = x[i] * s.

@@ -1,7 +1,8 @@
 // SOFTMAX and LOG_SOFTMAX over rows contiguous along `dim`: the fast kernels in front of
 // kernels/softmax.cpp. Per row, with the row in L1/L2: the maximum (one read of memory), the
-// exponentials and their sum in double into scratch, then the scaled row written once (through
-// non-temporal stores when the output is larger than the caches). Semantics as the reference: a
+// exponentials into scratch with their sum in double while the next row is prefetched, then the
+// scaled row written once (through non-temporal stores when the output is larger than the
+// caches). Semantics as the reference: a
 // row whose maximum is not finite is NaN throughout.
 #include "kernels/fast/rows.hpp"
 
@@ -45,23 +46,26 @@ struct softmax_fast {
       const int64_t grain = std::max<int64_t>(1, kElementGrain / 8 / len);
       parallel_for(rows.numel(), grain, [&](int64_t begin, int64_t end) {
         scratch s(2, len);
-        auto row = [&](T* y, const T* xp) {
+        // next: the row after this one in the run (null at a run's end), fetched during the
+        // exponentials.
+        auto row = [&](T* y, const T* xp, const T* next) {
           const float* x = load_f32(xp, len, s.row(0));
           const float m = simd::max(x, simd::elem::f32, len);
           if (!std::isfinite(m)) {
             std::fill(y, y + len, cast<T>(std::numeric_limits<double>::quiet_NaN()));
           } else if constexpr (Log) {
-            const double log_sum = std::log(simd::exp_shifted(x, m, s.row(1), len));
+            const double log_sum = std::log(simd::exp_shifted(x, m, nullptr, len, next, len * sz));
             simd::subtract2(x, m, static_cast<float>(log_sum), y, elem_of<T>(), len, stream);
           } else {
-            const double sum = simd::exp_shifted(x, m, s.row(1), len);
+            const double sum = simd::exp_shifted(x, m, s.row(1), len, next, len * sz);
             simd::scale(s.row(1), static_cast<float>(1.0 / sum), y, elem_of<T>(), len, stream);
           }
         };
         rows.for_each_run({data(out), data(in)}, begin, end,
                           [&](const std::array<char*, 2>& p, int64_t n, const std::array<int64_t, 2>& st) {
                             for (int64_t i = 0; i < n; ++i)
-                              row(reinterpret_cast<T*>(p[0] + i * st[0]), reinterpret_cast<const T*>(p[1] + i * st[1]));
+                              row(reinterpret_cast<T*>(p[0] + i * st[0]), reinterpret_cast<const T*>(p[1] + i * st[1]),
+                                  i + 1 < n ? reinterpret_cast<const T*>(p[1] + (i + 1) * st[1]) : nullptr);
                           });
       });
     });
