@@ -56,9 +56,9 @@ inline std::string scalar_text(double v) {
   return buf;
 }
 
-// ValueError "<op>: <what> <v> cannot be converted to <dtype> without overflow (...)" unless `v`
-// fits `d`.
-inline void check_scalar_fits(const char* op, const char* what, double v, Dtype d) {
+// check_scalar_fits's work for values outside [-127, 127] (and NaN): out of line, as it builds
+// messages.
+[[gnu::noinline]] inline void check_scalar_fits_slow(const char* op, const char* what, double v, Dtype d) {
   const ScalarRange r = scalar_range(d);
   const auto fail = [&](const std::string& why) {
     throw ValueError(std::string(op) + ": " + what + " " + scalar_text(v) + " cannot be converted to " + dtype_name(d) +
@@ -77,6 +77,15 @@ inline void check_scalar_fits(const char* op, const char* what, double v, Dtype 
   if (v < r.lowest || above)
     fail(std::string(dtype_name(d)) + " holds " + scalar_text(d == Dtype::u8 ? 0.0 : r.lowest) + " .. " +
          scalar_text(r.highest) + (d == Dtype::u8 ? "; -255 .. -1 wrap" : ""));
+}
+
+// ValueError "<op>: <what> <v> cannot be converted to <dtype> without overflow (...)" unless `v`
+// fits `d`. Every dtype holds [-127, 127] (i8's range, fractions truncating), which takes the
+// usual scalars (alpha = 1, clamp bounds) without the range table; NaN fails both comparisons.
+inline void check_scalar_fits(const char* op, const char* what, double v, Dtype d) {
+  if (v >= -127.0 && v <= 127.0) [[likely]]
+    return;
+  check_scalar_fits_slow(op, what, v, d);
 }
 
 // The integer a scalar gives in an integer (or bool) dtype, after check_scalar_fits.

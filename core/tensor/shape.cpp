@@ -28,15 +28,30 @@ void throw_rank(int ndim) {
                     std::to_string(kMaxDims) + " dims");
 }
 
-int64_t contiguous_strides(const int64_t* sizes, int ndim, int64_t* strides, const char* op) {
+namespace {
+
+// contiguous_strides's errors, out of line: the hot path (every output's allocation) then carries
+// none of their string work.
+[[noreturn, gnu::cold, gnu::noinline]] void bad_shape(const int64_t* sizes, int ndim, const char* op) {
   if (ndim > kMaxDims)
     throw LayoutError(std::string(op) + ": " + std::to_string(ndim) + " dims requested; xdispatch tensors have at most " +
                       std::to_string(kMaxDims));
-  for (int i = 0; i < ndim; ++i) {
+  for (int i = 0; i < ndim; ++i)
     if (sizes[i] < 0)
       throw ValueError(std::string(op) + ": negative size " + std::to_string(sizes[i]) + " at dim " +
                        std::to_string(i) + " of " + shape_str(sizes, ndim) + "; sizes must be >= 0");
-  }
+  throw ValueError(std::string(op) + ": shape " + shape_str(sizes, ndim) + " has more elements than int64 can count");
+}
+
+}  // namespace
+
+int64_t contiguous_strides(const int64_t* sizes, int ndim, int64_t* strides, const char* op) {
+  if (ndim > kMaxDims) [[unlikely]]
+    bad_shape(sizes, ndim, op);
+  bool negative = false;
+  for (int i = 0; i < ndim; ++i) negative |= sizes[i] < 0;
+  if (negative) [[unlikely]]
+    bad_shape(sizes, ndim, op);
   int64_t numel = 1;
   bool overflow = false;
   for (int i = ndim - 1; i >= 0; --i) {
@@ -45,8 +60,8 @@ int64_t contiguous_strides(const int64_t* sizes, int ndim, int64_t* strides, con
   }
   for (int i = 0; i < ndim; ++i)
     if (sizes[i] == 0) return 0;
-  if (overflow)
-    throw ValueError(std::string(op) + ": shape " + shape_str(sizes, ndim) + " has more elements than int64 can count");
+  if (overflow) [[unlikely]]
+    bad_shape(sizes, ndim, op);
   return numel;
 }
 

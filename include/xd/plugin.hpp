@@ -158,15 +158,21 @@ class view {
 
 inline int64_t numel(const xd_view& v) { return view(v).numel(); }
 
+// The error input() and output() throw; out of line, so that their checks inline into every
+// kernel without the message's string work (the small-op call runs three of them).
+[[noreturn, gnu::cold, gnu::noinline]] inline void missing_view(const xd_kernel_call* c, const char* kind, int i) {
+  invalid("kernel for op " + std::to_string(c->op) + " needs " + kind + " " + std::to_string(i));
+}
+
 // Input or output `i`, which the call must have.
 inline const xd_view& input(const xd_kernel_call* c, int i) {
-  if (i >= c->num_inputs || c->inputs[i].ndim < 0)
-    invalid("kernel for op " + std::to_string(c->op) + " needs input " + std::to_string(i));
+  if (i >= c->num_inputs || c->inputs[i].ndim < 0) [[unlikely]]
+    missing_view(c, "input", i);
   return c->inputs[i];
 }
 inline const xd_view& output(const xd_kernel_call* c, int i) {
-  if (i >= c->num_outputs || c->outputs[i].ndim < 0)
-    invalid("kernel for op " + std::to_string(c->op) + " needs output " + std::to_string(i));
+  if (i >= c->num_outputs || c->outputs[i].ndim < 0) [[unlikely]]
+    missing_view(c, "output", i);
   return c->outputs[i];
 }
 // An optional tensor: nullptr when it is absent (ndim == -1) or beyond the count given.
