@@ -4,6 +4,8 @@
 
 #include "launchers.hpp"
 
+#include <algorithm>
+
 namespace xd::xpu {
 
 namespace {
@@ -15,6 +17,9 @@ struct entry {
   plugin::kernel_def kernel;
   const char* source;
   std::array<const char*, 8> entries;
+  // Registered only where a device of the plugin builds matmul_dpas.cl (registration::matmul_dpas),
+  // from one program per sub-group size (kDpasPrograms) instead of `source`.
+  bool dpas = false;
 };
 
 constexpr DtypeSet kFloat = dtypes::compute_floating;
@@ -25,16 +30,27 @@ constexpr entry kernel(xd_op op, const char* name, DtypeSet dtypes, const char* 
                        std::array<const char*, 8> entries) {
   return {{op, name, dtypes, fn, nullptr, check_device}, source, entries};
 }
+// The matmul family on Intel's matrix engines (matmul_dpas.cl), before the general kernel of its op:
+// check_matmul_dpas declines what the DPAS kernel does not take, and the general kernel runs it.
+constexpr entry dpas(xd_op op, const char* name) {
+  return {{op, name, DtypeSet{XD_DTYPE_F16, XD_DTYPE_BF16}, run_matmul_dpas, nullptr, check_matmul_dpas},
+          "matmul_dpas",
+          {"xd_gemm_dpas"},
+          true};
+}
+constexpr std::array<const char*, 2> kDpasPrograms = {"matmul_dpas8", "matmul_dpas16"};
+
 // A pointwise.cl op: one entry point, which its launcher reads from user_data.
 constexpr entry pointwise(xd_op op, const char* name, DtypeSet dtypes, xd_kernel_fn fn, const char* entry_point) {
   return {{op, name, dtypes, fn, nullptr, check_device, const_cast<char*>(entry_point)}, "pointwise", {entry_point}};
 }
 
-// The list. One kernel per (op, dtype) today: each launcher picks among its op's entry points per
+// The list. Mostly one kernel per (op, dtype): each launcher picks among its op's entry points per
 // call (reduce: _group with _finish for split ranges, or _lane; softmax: _row or _lane; matmul:
 // big, big dense or tiled; int4: the gemv of the smallest row block that holds M, the tensor-core
 // or the tiled kernel), so every entry point it may pick is listed. A kernel specialised for some
-// calls goes before the general one of its op, with a check that declines the others.
+// calls goes before the general one of its op, with a check that declines the others: the matmul
+// family's DPAS kernels (registered only where a device builds them).
 constexpr std::array<const char*, 8> kMatmulEntries = {"xd_gemm_tiled",     "xd_gemm_big",       "xd_gemm_big_dense",
                                                        "xd_gemm_skinny_m1", "xd_gemm_skinny_m4", "xd_gemm_skinny_m8",
                                                        "xd_gemm_skinny_m16"};
@@ -86,6 +102,10 @@ constexpr entry kList[] = {
     kernel(XD_OP_LAYER_NORM, "layer_norm", kFloat, "layer_norm", run_layer_norm, {"xd_layer_norm"}),
     kernel(XD_OP_LAYER_NORM_BACKWARD, "layer_norm_backward", kFloat, "layer_norm", run_layer_norm_backward,
            {"xd_layer_norm_backward", "xd_layer_norm_dwdb"}),
+    dpas(XD_OP_MM, "mm.dpas"),
+    dpas(XD_OP_ADDMM, "addmm.dpas"),
+    dpas(XD_OP_BMM, "bmm.dpas"),
+    dpas(XD_OP_BADDBMM, "baddbmm.dpas"),
     kernel(XD_OP_MM, "mm", kFloat, "matmul", run_matmul, kMatmulEntries),
     kernel(XD_OP_ADDMM, "addmm", kFloat, "matmul", run_matmul, kMatmulEntries),
     kernel(XD_OP_BMM, "bmm", kFloat, "matmul", run_matmul, kMatmulEntries),
@@ -119,8 +139,9 @@ constexpr entry kList[] = {
 
 }  // namespace
 
-void register_kernels(plugin::registrar& r) {
-  for (const entry& e : kList) plugin::register_kernel(r, e.kernel);
+void register_kernels(plugin::registrar& r, const registration& what) {
+  for (const entry& e : kList)
+    if (!e.dpas || what.matmul_dpas) plugin::register_kernel(r, e.kernel);
 }
 
 std::vector<kernel_entry_point> kernels_for(int32_t dtype, bool fp64) {
@@ -128,6 +149,10 @@ std::vector<kernel_entry_point> kernels_for(int32_t dtype, bool fp64) {
   if (dtype_tag(dtype) == nullptr || (dtype == XD_DTYPE_F64 && !fp64)) return out;
   for (const entry& e : kList) {
     if (!e.kernel.dtypes.contains(dtype)) continue;
+    if (e.dpas) {
+      for (const char* program : kDpasPrograms) out.push_back({e.kernel.op, program, e.entries[0]});
+      continue;
+    }
     if (e.entries[0] != nullptr) {
       for (const char* name : e.entries)
         if (name != nullptr) out.push_back({e.kernel.op, e.source, name});
@@ -144,7 +169,8 @@ std::vector<kernel_entry_point> kernels_for(int32_t dtype, bool fp64) {
 std::vector<xd_op> registered_ops(int32_t dtype) {
   std::vector<xd_op> out;
   for (const entry& e : kList)
-    if (e.kernel.dtypes.contains(dtype)) out.push_back(e.kernel.op);
+    if (e.kernel.dtypes.contains(dtype) && std::find(out.begin(), out.end(), e.kernel.op) == out.end())
+      out.push_back(e.kernel.op);
   return out;
 }
 
@@ -196,7 +222,17 @@ std::vector<std::string> program_sources(const std::string& source) {
   if (source == "matmul") return {"common", "matmul", "mma_common", "matmul_mma"};
   if (source == "quant_mm") return {"common", "quant_mm", "mma_common", "quant_mm_mma"};
   if (source == "attention") return {"common", "attention", "mma_common", "attention_mma"};
+  // matmul_dpas.cl reads matmul.cl's argument struct and epilogue (program_defines leaves out its kernels).
+  if (source == "matmul_dpas8" || source == "matmul_dpas16") return {"common", "matmul", "matmul_dpas"};
   return {"common", source};
+}
+
+std::vector<std::string> program_defines(const std::string& source) {
+  // Level Zero's build makes the same modules (xpu_variants.cmake: XD_XPU_MODULES_matmul_dpas);
+  // tests/plugins/levelzero checks their entry points and sub-group sizes against these.
+  if (source == "matmul_dpas8") return {"XD_GEMM_EPILOGUE_ONLY", "XD_DPAS_SG=8"};
+  if (source == "matmul_dpas16") return {"XD_GEMM_EPILOGUE_ONLY", "XD_DPAS_SG=16"};
+  return {};
 }
 
 }  // namespace xd::xpu

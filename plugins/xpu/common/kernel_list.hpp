@@ -5,7 +5,8 @@
 // .cl guards are checked against each other by tests/plugins/levelzero (the SPIR-V modules'
 // OpEntryPoints) without a driver.
 //
-// Every entry registers xpu::check_device, which declines an f64 call on a device without f64.
+// Every entry registers xpu::check_device, which declines an f64 call on a device without f64, or
+// a check of its own that does more (attention; the DPAS kernels: check_matmul_dpas).
 #pragma once
 
 #include <xd/plugin.hpp>
@@ -22,14 +23,22 @@ struct kernel_entry_point {
   std::string entry;   // the __kernel function name
 };
 
-// Registers every kernel of the list, as "<plugin name>.<op>".
-void register_kernels(plugin::registrar& r);
+// What a plugin registers beyond the kernels every device runs: the specialised kernels some of
+// its devices build (a plugin without such a device registers none, so xd-conform's coverage does
+// not count them as missing).
+struct registration {
+  // "<op>.dpas" for mm, addmm, bmm, baddbmm (f16, bf16): a device's matmul_dpas_sg is non-zero.
+  bool matmul_dpas = false;
+};
+// Registers the list's kernels, as "<plugin name>.<op>" ("<plugin name>.<op>.dpas"), in list
+// order: an op's specialised kernels before its general one.
+void register_kernels(plugin::registrar& r, const registration& what = {});
 
 // Every entry point the list registers or launches for `dtype` in the given flavour (`fp64`: the
 // program was built with -DXD_HAS_FP64). An op may need several (copy: one per target dtype).
 std::vector<kernel_entry_point> kernels_for(int32_t dtype, bool fp64);
 
-// The ops registered for `dtype`, each once.
+// The ops registered for `dtype`, each once (an op with a specialised kernel too is listed once).
 std::vector<xd_op> registered_ops(int32_t dtype);
 
 // Entry points the .cl sources compile for `dtype` that no registered op launches; listed so the
@@ -53,7 +62,13 @@ bool parse_module_tag(const std::string& tag, int32_t& dtype, int32_t& wtype);
 bool module_needs_fp64(int32_t dtype, int32_t wtype);
 
 // The kernel sources a program of `source` is built from, in order: the common.cl prelude, the
-// source, and what it needs after it (int4.cl: the tensor-core kernels of int4_mma.cl).
+// source, and what it needs after it (int4.cl: the tensor-core kernels of int4_mma.cl). A program
+// may also be named for a variant of a source: matmul_dpas8 and matmul_dpas16 are matmul_dpas.cl
+// after matmul.cl, for sub-group size 8 or 16.
 std::vector<std::string> program_sources(const std::string& source);
+// The definitions (-D<name>[=<value>]) a program of `source` is built with beyond the dtype's and
+// the device's: those that make a variant of a source (matmul_dpas8: XD_DPAS_SG=8, and
+// XD_GEMM_EPILOGUE_ONLY to leave matmul.cl's kernels out); empty for most.
+std::vector<std::string> program_defines(const std::string& source);
 
 }  // namespace xd::xpu

@@ -45,6 +45,15 @@ struct device_info {
   bool int4_mma = false;
   // matmul_mma.cl's and quant_mm_mma.cl's NVIDIA kernels are built for this device and enabled.
   bool matmul_mma = false;
+  // matmul_dpas.cl's kernel (cl_intel_subgroup_matrix_multiply_accumulate) is built for this device
+  // with this sub-group size: 8 or 16 (the extension's two operand layouts); 0: it is not.
+  int matmul_dpas_sg = 0;
+  // ... with the extension's builtins emulated in OpenCL C (-DXD_DPAS_EMULATE): a test mode that a
+  // plugin enables only when asked to (XD_OPENCL_MATMUL_DPAS=emulate8 / emulate16).
+  bool matmul_dpas_emulated = false;
+  // Why the DPAS kernel is or is not built here, in words (the decline message quotes it); lives as
+  // long as the device.
+  const char* matmul_dpas_why = "";
   int4_tuning int4;
   // Work-groups per compute unit of rms_norm_backward when the weight gradient is wanted.
   int64_t rms_backward_groups_per_cu = kRmsBackwardGroupsPerCu;
@@ -86,6 +95,8 @@ struct grid {
 class api {
  public:
   virtual ~api() = default;
+  // How many devices the plugin exposes (indices 0 .. count - 1).
+  virtual int32_t device_count() const = 0;
   // The device with this plugin index; throws plugin::error for one out of range.
   virtual const device_info& device(int32_t index) const = 0;
   // Builds or finds the program, binds `args` in order and enqueues `entry` over `g` on the

@@ -37,6 +37,10 @@ xd_status run_cumsum(const xd_kernel_call* c);        // scan.cpp
 xd_status run_topk(const xd_kernel_call* c);          // scan.cpp
 // attention.cpp: check_device, and declines head dims the fused kernel cannot hold.
 int32_t check_attention(const xd_kernel_call* c, char* reason, size_t reason_size);
+// matmul.cpp: mm, addmm, bmm, baddbmm through matmul_dpas.cl (f16, bf16), and the check that
+// declines a call on a device without the DPAS kernel or one plan_gemm_dpas does not take, saying why.
+xd_status run_matmul_dpas(const xd_kernel_call* c);
+int32_t check_matmul_dpas(const xd_kernel_call* c, char* reason, size_t reason_size);
 xd_status run_max_pool2d(const xd_kernel_call* c);  // pool.cpp
 xd_status run_avg_pool2d(const xd_kernel_call* c);
 

@@ -173,6 +173,96 @@ gemm_plan plan_gemm(const gemm_args& g, int64_t wg, int64_t max_groups_yz, bool 
   return p;
 }
 
+int dpas_sub_group_size(std::span<const int64_t> sizes) {
+  if (sizes.empty()) return 0;
+  const int64_t smallest = *std::min_element(sizes.begin(), sizes.end());
+  return smallest == 8 || smallest == 16 ? static_cast<int>(smallest) : 0;
+}
+
+dpas_plan plan_gemm_dpas(const gemm_args& g, int32_t dtype, int sub_group, int64_t max_groups_yz) {
+  dpas_plan p;
+  const auto decline = [&p](std::string why) {
+    p.why_not = "xd_gemm_dpas declines: " + std::move(why);
+    return p;
+  };
+  if (sub_group != 8 && sub_group != 16)
+    return decline("no DPAS sub-group size on this device (8 or 16; got " + std::to_string(sub_group) + ")");
+  if (dtype != XD_DTYPE_F16 && dtype != XD_DTYPE_BF16) return decline("it takes f16 and bf16 only");
+  gemm_args a = g;
+  if (a.m == 1) a.a_m = 1;
+  if (a.k == 1) a.a_k = a.b_k = 1;
+  if (a.n == 1) a.b_n = 1;
+  if (a.a_k != 1 && a.a_m != 1)
+    return decline("a has no unit stride (stride " + std::to_string(g.a_m) + " along m, " + std::to_string(g.a_k) +
+                   " along k): the kernel loads each operand along a dense axis");
+  if (a.b_n != 1 && a.b_k != 1)
+    return decline("b has no unit stride (stride " + std::to_string(g.b_k) + " along k, " + std::to_string(g.b_n) +
+                   " along n): the kernel loads each operand along a dense axis");
+  if (a.m <= 16 && a.n >= 16 && a.k * a.n >= (int64_t{1} << 16))
+    return decline("a decode shape (m = " + std::to_string(a.m) + " rows against k * n = " + std::to_string(a.k * a.n) +
+                   "): the skinny kernels split k over a work-group");
+  p.program = sub_group == 8 ? "matmul_dpas8" : "matmul_dpas16";
+  p.args = a;
+  p.local[0] = kDpasSubGroups * sub_group;
+  p.local[1] = p.local[2] = 1;
+  p.tile_m = kDpasTileM;
+  p.tile_n = kDpasSubGroups * sub_group;
+  if (a.batch == 0 || a.m == 0 || a.n == 0) return p;
+  const int64_t max_yz = std::max<int64_t>(max_groups_yz, 1);
+  const int64_t rows_per_launch = max_yz * p.tile_m;
+  for (int64_t b0 = 0; b0 < a.batch; b0 += max_yz) {
+    const int64_t nb = std::min(max_yz, a.batch - b0);
+    for (int64_t r0 = 0; r0 < a.m; r0 += rows_per_launch) {
+      const int64_t nr = std::min(rows_per_launch, a.m - r0);
+      gemm_launch l;
+      l.row0 = r0;
+      l.batch0 = b0;
+      l.groups[0] = (a.n + p.tile_n - 1) / p.tile_n;
+      l.groups[1] = (nr + p.tile_m - 1) / p.tile_m;
+      l.groups[2] = nb;
+      p.launches.push_back(l);
+    }
+  }
+  return p;
+}
+
+int32_t check_matmul_dpas(const xd_kernel_call* c, char* reason, size_t reason_size) {
+  try {
+    const device_info& d = device_of(c);
+    if (d.matmul_dpas_sg == 0)
+      return plugin::decline(reason, reason_size,
+                             std::string(d.name) + " has no DPAS kernel (" + d.matmul_dpas_why + ")");
+    const gemm_call call = make_gemm(c);
+    const dpas_plan p =
+        plan_gemm_dpas(call.args, call.out->dtype, d.matmul_dpas_sg, std::min(d.max_groups[1], d.max_groups[2]));
+    return p.program != nullptr ? 1 : plugin::decline(reason, reason_size, p.why_not);
+  } catch (const std::exception& e) {
+    return plugin::decline(reason, reason_size, e.what());
+  }
+}
+
+xd_status run_matmul_dpas(const xd_kernel_call* c) {
+  return guard(c, [&] {
+    const gemm_call call = make_gemm(c);
+    const device_info& dev = device_of(c);
+    const dpas_plan plan =
+        plan_gemm_dpas(call.args, call.out->dtype, dev.matmul_dpas_sg, std::min(dev.max_groups[1], dev.max_groups[2]));
+    if (plan.program == nullptr)
+      plugin::fail(XD_ERR_NOT_IMPLEMENTED, plan.why_not);  // check_matmul_dpas declines it first
+    for (const gemm_launch& l : plan.launches) {
+      launch k(c, {plan.program, call.out->dtype}, "xd_gemm_dpas");
+      k.buffer(*call.out)
+          .buffer(*call.a)
+          .buffer(*call.b)
+          .buffer(*call.input)
+          .value(plan.args)
+          .value(l.row0)
+          .value(l.batch0);
+      k.run(grid::of_groups(3, plan.local, l.groups));
+    }
+  });
+}
+
 xd_status run_matmul(const xd_kernel_call* c) {
   return guard(c, [&] {
     const gemm_call call = make_gemm(c);

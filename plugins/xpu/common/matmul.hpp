@@ -9,6 +9,8 @@
 #include <xd/plugin_abi.h>
 
 #include <cstdint>
+#include <span>
+#include <string>
 #include <vector>
 
 namespace xd::xpu {
@@ -60,5 +62,35 @@ struct gemm_plan {
 // with the same alignment in chunks of 4 floats takes xd_gemm_async_skinny_nn / _nt (with mma,
 // m in 2..16 takes xd_gemm_mma_skinny[64]_nn / _nt).
 gemm_plan plan_gemm(const gemm_args& g, int64_t wg, int64_t max_groups_yz, bool mma = false, bool async_f32 = false);
+
+// ---------------------------------------------------------------- Intel matrix engines (DPAS)
+// xd_gemm_dpas (kernels/matmul_dpas.cl, cl_intel_subgroup_matrix_multiply_accumulate): f16 and
+// bf16 only, one program per sub-group size (8 or 16, the extension's two operand layouts). A
+// work-group is kDpasSubGroups sub-groups computing kDpasTileM rows by kDpasSubGroups * sub-group
+// columns of outputs (XD_DPAS_* in the .cl).
+inline constexpr int64_t kDpasSubGroups = 4;
+inline constexpr int64_t kDpasTileM = 32;
+
+// The sub-group size a device with these sub-group sizes builds the DPAS kernel for: the smallest,
+// which the extension requires, when it is 8 or 16; else 0 (no DPAS layout for it).
+int dpas_sub_group_size(std::span<const int64_t> sizes);
+
+struct dpas_plan {
+  const char* program = nullptr;  // "matmul_dpas8" or "matmul_dpas16"; null: declined, why_not says why
+  std::string why_not;
+  // The call's arguments as the kernel gets them: a size-1 dimension's stride set to 1 (it never
+  // moves an address), so that such an operand counts as dense along it.
+  gemm_args args{};
+  int64_t local[3] = {};  // the work-group: kDpasSubGroups * sub_group work-items along dim 0
+  int64_t tile_m = 0, tile_n = 0;
+  std::vector<gemm_launch> launches;  // columns, rows, batch; cut where rows or batches exceed max_groups_yz
+};
+// The plan of xd_gemm_dpas for `g` on a device whose DPAS sub-group size is `sub_group` (0: none),
+// or its decline: another dtype than f16/bf16; an operand with no unit stride (the kernel loads
+// each operand along a dense axis: A along k or m, B along n or k; a transposed view is dense); a
+// decode shape (m <= 16 rows against k * n >= 65536, with n >= 16) that the portable skinny kernels
+// take, splitting k over a work-group where this kernel would run one work-group per 4 * sub-group
+// columns. Any m, n, k, offsets and batch strides otherwise; an empty problem plans no launch.
+dpas_plan plan_gemm_dpas(const gemm_args& g, int32_t dtype, int sub_group, int64_t max_groups_yz);
 
 }  // namespace xd::xpu

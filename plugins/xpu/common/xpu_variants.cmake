@@ -45,6 +45,26 @@ set(XD_XPU_TAGS_pool ${XD_XPU_FLOAT_TAGS})
 # scan.cl: cumsum (keyed on the result's dtype) and topk, the numeric dtypes.
 set(XD_XPU_TAGS_scan ${XD_XPU_NUMERIC_TAGS})
 
+# matmul_dpas.cl: the matmul family on Intel's matrix engines (cl_intel_subgroup_matrix_multiply_accumulate),
+# f16 and bf16 only.
+set(XD_XPU_TAGS_matmul_dpas f16 bf16)
+
+# XD_XPU_MODULES_<source>: a source built into several modules instead of one named after it, each
+# "<module>=<definition>[,<definition>...]" (the names and definitions of kernel_list.cpp's
+# program_sources and program_defines, which the OpenCL plugin builds from; tests/plugins/levelzero
+# checks the modules' entry points and sub-group sizes against them). matmul_dpas.cl: one module per
+# sub-group size of the builtins' two operand layouts, without matmul.cl's kernels.
+set(XD_XPU_MODULES_matmul_dpas "matmul_dpas8=XD_GEMM_EPILOGUE_ONLY,XD_DPAS_SG=8"
+                               "matmul_dpas16=XD_GEMM_EPILOGUE_ONLY,XD_DPAS_SG=16")
+# XD_XPU_INCLUDES_<source>: other sources compiled in front of it, after the prelude (as
+# program_sources orders them): matmul_dpas.cl reads matmul.cl's argument struct and epilogue.
+set(XD_XPU_INCLUDES_matmul_dpas matmul)
+# XD_XPU_SPIRV_VERSION_<source>: the SPIR-V version of its modules where it is not 1.0.
+# matmul_dpas.cl requires its sub-group size (intel_reqd_sub_group_size), which SPIR-V expresses as
+# the SubgroupSize execution mode of SPIR-V 1.1 (llvm-spirv-15 refuses it at 1.0); such modules are
+# validated with spirv-val's OpenCL 2.2 rules, the OpenCL environment that accepts SPIR-V 1.1.
+set(XD_XPU_SPIRV_VERSION_matmul_dpas 1.1)
+
 # XD_XPU_WTAGS_<source>: a second dtype the source is specialised on (-DXD_WT=<wtag>), for each of
 # its tags. rms_norm.cl reads the weight in its own dtype, and the CPU reference accepts any
 # floating weight beside any floating x, so each (x, weight) pair gets a module, tagged

@@ -50,6 +50,10 @@ inline void xd_gemm_store(__global T* c, __global const T* in, const xd_gemm G, 
   XD_ST(c, G.c_off + bt * G.c_b + i * G.c_m + j * G.c_n, v);
 }
 
+// matmul_dpas.cl's programs take the argument struct and the epilogue above, not the kernels below
+// (xpu::program_defines: -DXD_GEMM_EPILOGUE_ONLY).
+#ifndef XD_GEMM_EPILOGUE_ONLY
+
 // ---------------------------------------------------------------- tiled (small shapes)
 #if XD_WG >= 256
 #define XD_GT 16
@@ -510,4 +514,5 @@ XD_GEMM_SKINNY(8)
 XD_GEMM_SKINNY(16)
 #endif
 
+#endif  // XD_GEMM_EPILOGUE_ONLY
 #endif

@@ -73,6 +73,7 @@ void size_for_items(const device& dev, const kernel_object& k, uint64_t items, u
 
 class levelzero_api final : public xpu::api {
  public:
+  int32_t device_count() const override { return l0::device_count(); }
   const xpu::device_info& device(int32_t index) const override {
     if (index < 0 || index >= device_count()) plugin::invalid("no device " + std::to_string(index));
     return device_at(index).launch;
@@ -129,6 +130,8 @@ xpu::device_info launch_info(const device& d) {
   i.max_work_group = std::max<int64_t>(d.max_group_size, 1);
   i.row_items = xpu::kRowItems;
   for (int k = 0; k < 3; ++k) i.max_groups[k] = std::max<int64_t>(d.max_group_count[k], 1);
+  i.matmul_dpas_sg = d.dpas_sub_group;
+  i.matmul_dpas_why = d.dpas_why.c_str();
   return i;
 }
 

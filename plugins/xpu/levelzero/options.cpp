@@ -22,6 +22,18 @@ const xd_option_desc kOptions[] = {
     text("XD_LLVM_SPIRV",
          "The llvm-spirv that translates that bitcode to SPIR-V (a path, or a name searched on PATH); unset: "
          "llvm-spirv-15. Read once, when generated code is first asked for."),
+    {sizeof(xd_option_desc),
+     "XD_LEVELZERO_MATMUL_DPAS",
+     XD_OPTION_FLAG,
+     0,
+     {},
+     {},
+     nullptr,
+     "1",
+     "0: mm, addmm, bmm, baddbmm in f16 and bf16 never take matmul_dpas.cl's kernel (Intel matrix engines) and run "
+     "the portable ones; 1: they do on a device that reports DPAS (ZE_intel_experimental_device_module_dp_properties) "
+     "with a smallest sub-group size of 8 or 16 and SPIR-V 1.1. Never run on hardware by this project. Read when the "
+     "plugin initialises."},
 };
 
 }  // namespace

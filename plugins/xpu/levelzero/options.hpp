@@ -14,6 +14,7 @@ enum class option {
   cache_dir,    // XD_CACHE_DIR (generated kernels' SPIR-V)
   clang,        // XD_CLANG
   llvm_spirv,   // XD_LLVM_SPIRV
+  matmul_dpas,  // XD_LEVELZERO_MATMUL_DPAS
 };
 
 // Every declared option, in `option` order.

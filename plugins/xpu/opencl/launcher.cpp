@@ -17,6 +17,7 @@ constexpr int64_t kMaxGridYZ = 65535;
 
 class opencl_api final : public xpu::api {
  public:
+  int32_t device_count() const override { return ocl::device_count(); }
   const xpu::device_info& device(int32_t index) const override { return get_device(index).launch; }
 
   void enqueue(const xd_kernel_call* c, const xpu::program& p, const char* entry, std::span<const xpu::kernel_arg> args,
@@ -67,6 +68,9 @@ xpu::device_info launch_info(const device& d) {
   i.max_groups[1] = i.max_groups[2] = kMaxGridYZ;
   i.int4_mma = d.nv_mma && int4_mma;
   i.matmul_mma = d.nv_mma && matmul_mma;
+  i.matmul_dpas_sg = d.dpas_sub_group;
+  i.matmul_dpas_emulated = d.dpas_emulated;
+  i.matmul_dpas_why = d.dpas_why.c_str();
   i.int4 = {tuning.integers[0], tuning.integers[1], tuning.integers[2], tuning.integers[3]};
   i.rms_backward_groups_per_cu = rms_groups;
   return i;

@@ -49,6 +49,19 @@ const xd_option_desc kOptions[] = {
      "the portable ones (to compare them); 1: they do where the device builds them. Read when the plugin "
      "initialises."},
     {sizeof(xd_option_desc),
+     "XD_OPENCL_MATMUL_DPAS",
+     XD_OPTION_CHOICE,
+     0,
+     {},
+     {},
+     "auto|0|emulate|emulate8|emulate16",
+     "auto",
+     "auto: mm, addmm, bmm, baddbmm in f16 and bf16 take matmul_dpas.cl's kernel (Intel matrix engines) on a "
+     "device that reports cl_intel_subgroup_matrix_multiply_accumulate with a smallest sub-group size of 8 or 16; "
+     "0: never (the portable kernels run); emulate8, emulate16 (emulate: emulate16): every device builds it with "
+     "the extension's builtins emulated in OpenCL C for that sub-group size, a test mode for devices without them "
+     "(PoCL), not a fast path. Read when the plugin initialises."},
+    {sizeof(xd_option_desc),
      "XD_OPENCL_INT4_TUNING",
      XD_OPTION_INTEGERS,
      4,

@@ -446,6 +446,50 @@ TEST_F(LevelZeroFakeDriver, ADeviceWithoutATimerResolutionCannotTimeAndSaysSo) {
 
 // ---------------------------------------------------------------- module cache
 
+// The DPAS route (matmul_dpas.cl's SPIR-V modules): taken where the driver lists Intel's dot-product
+// properties extension and the device reports DPAS through it, for the device's smallest sub-group
+// size when that is 8 or 16, with SPIR-V 1.1 accepted. The fake answers as the configuration says;
+// what a real driver reports on which GPU is not tested here.
+fake_ze::config dpas_device(std::vector<uint32_t> sub_group_sizes) {
+  fake_ze::config c;
+  c.dp_extension = true;
+  c.dp_flags = 1u << 1;  // ZE_INTEL_DEVICE_MODULE_EXP_FLAG_DPAS
+  c.sub_group_sizes = std::move(sub_group_sizes);
+  return c;
+}
+
+TEST_F(LevelZeroFakeDriver, ADeviceReportingDpasGetsTheModuleOfItsSmallestSubGroupSize) {
+  start(dpas_device({16, 32}));
+  EXPECT_EQ(xd::l0::device_at(0).dpas_sub_group, 16) << xd::l0::device_at(0).dpas_why;
+  EXPECT_EQ(xd::l0::device_at(0).launch.matmul_dpas_sg, 16);
+  EXPECT_FALSE(xd::l0::device_at(0).launch.matmul_dpas_emulated);
+  EXPECT_STREQ(xd::l0::device_at(0).launch.matmul_dpas_why, "DPAS, sub-group size 16");
+  start(dpas_device({8, 16, 32}));
+  EXPECT_EQ(xd::l0::device_at(0).launch.matmul_dpas_sg, 8);
+}
+
+TEST_F(LevelZeroFakeDriver, DpasIsNotUsedWithoutTheExtensionTheFlagALayoutOrSpirv11SayingWhy) {
+  fake_ze::config c = dpas_device({16, 32});
+  c.dp_extension = false;  // the query is then not chained (the fake records it if it is)
+  start(c);
+  EXPECT_EQ(xd::l0::device_at(0).launch.matmul_dpas_sg, 0);
+  EXPECT_EQ(xd::l0::device_at(0).dpas_why,
+            "the driver does not list ZE_intel_experimental_device_module_dp_properties");
+  c = dpas_device({16, 32});
+  c.dp_flags = 1u;  // DP4A only
+  start(c);
+  EXPECT_EQ(xd::l0::device_at(0).launch.matmul_dpas_sg, 0);
+  EXPECT_EQ(xd::l0::device_at(0).dpas_why, "the device does not report ZE_INTEL_DEVICE_MODULE_EXP_FLAG_DPAS");
+  start(dpas_device({32}));
+  EXPECT_EQ(xd::l0::device_at(0).launch.matmul_dpas_sg, 0);
+  EXPECT_EQ(xd::l0::device_at(0).dpas_why, "its smallest sub-group size is neither 8 nor 16");
+  c = dpas_device({16, 32});
+  c.spirv_version = ZE_MAKE_VERSION(1, 0);
+  start(c);
+  EXPECT_EQ(xd::l0::device_at(0).launch.matmul_dpas_sg, 0);
+  EXPECT_EQ(xd::l0::device_at(0).dpas_why, "the device takes SPIR-V 1.0, the DPAS modules are SPIR-V 1.1");
+}
+
 TEST_F(LevelZeroFakeDriver, AFailedKernelCreationCachesNothingAndTheNextCallRetries) {
   fake_ze::config c;
   c.kernel_create_result = ZE_RESULT_ERROR_INVALID_KERNEL_NAME;

@@ -304,6 +304,8 @@ ze_result_t zeDriverGetExtensionProperties(ze_driver_handle_t, uint32_t* pCount,
   call("zeDriverGetExtensionProperties");
   std::vector<std::pair<const char*, uint32_t>> ext = {{"ZE_extension_float_atomics", ZE_MAKE_VERSION(1, 0)}};
   if (S().cfg.free_policies_extension) ext.emplace_back(ZE_MEMORY_FREE_POLICIES_EXT_NAME, ZE_MAKE_VERSION(1, 0));
+  if (S().cfg.dp_extension)
+    ext.emplace_back("ZE_intel_experimental_device_module_dp_properties", ZE_MAKE_VERSION(1, 0));
   if (pExtensionProperties == nullptr) {
     *pCount = static_cast<uint32_t>(ext.size());
     return ZE_RESULT_SUCCESS;
@@ -361,12 +363,33 @@ ze_result_t zeDeviceGetComputeProperties(ze_device_handle_t h, ze_device_compute
   p->maxGroupSizeX = p->maxGroupSizeY = p->maxGroupSizeZ = 1024;
   p->maxGroupCountX = p->maxGroupCountY = p->maxGroupCountZ = 65535;
   p->maxSharedLocalMemory = 65536;
+  const auto& sizes = S().cfg.sub_group_sizes;
+  p->numSubGroupSizes = static_cast<uint32_t>(std::min<size_t>(sizes.size(), ZE_SUBGROUPSIZE_COUNT));
+  for (uint32_t i = 0; i < p->numSubGroupSizes; ++i) p->subGroupSizes[i] = sizes[i];
   return ZE_RESULT_SUCCESS;
 }
 
 ze_result_t zeDeviceGetModuleProperties(ze_device_handle_t, ze_device_module_properties_t* p) {
   call("zeDeviceGetModuleProperties");
   p->flags = ZE_DEVICE_MODULE_FLAG_FP16 | ZE_DEVICE_MODULE_FLAG_FP64;
+  p->spirvVersionSupported = S().cfg.spirv_version;
+  // The one extension structure this fake knows here: Intel's dot-product properties.
+  struct dp_properties {
+    ze_structure_type_t stype;
+    void* pNext;
+    uint32_t flags;
+  };
+  for (void* next = p->pNext; next != nullptr;) {
+    auto* dp = static_cast<dp_properties*>(next);
+    if (static_cast<uint32_t>(dp->stype) != 0x00030013u) {
+      breach("zeDeviceGetModuleProperties got an extension structure it does not know");
+      break;
+    }
+    if (!S().cfg.dp_extension)
+      breach("zeDeviceGetModuleProperties got the DPAS query from a driver that does not list it");
+    dp->flags = S().cfg.dp_flags;
+    next = dp->pNext;
+  }
   return ZE_RESULT_SUCCESS;
 }
 

@@ -40,6 +40,13 @@ struct config {
   uint64_t timer_frequency_hz = 19200000;  // what DEVICE_PROPERTIES_1_2 reports
   uint32_t kernel_timestamp_bits = 32;
   int fail_compute_properties_of_device = -1;  // this device's zeDeviceGetComputeProperties fails
+  // Intel's ZE_intel_experimental_device_module_dp_properties: listed by zeDriverGetExtensionProperties,
+  // and the flags zeDeviceGetModuleProperties writes into a chained ze_intel_device_module_dp_exp_properties_t
+  // (stype 0x00030013; bit 0 DP4A, bit 1 DPAS). Chaining it where the extension is not listed is a breach.
+  bool dp_extension = false;
+  uint32_t dp_flags = 0;
+  std::vector<uint32_t> sub_group_sizes = {8, 16, 32};  // ze_device_compute_properties_t
+  uint32_t spirv_version = ZE_MAKE_VERSION(1, 2);       // ze_device_module_properties_t::spirvVersionSupported
   ze_result_t kernel_create_result = ZE_RESULT_SUCCESS;
   ze_result_t kernel_properties_result = ZE_RESULT_SUCCESS;
   uint64_t barrier_ticks = 3;  // device time a barrier takes

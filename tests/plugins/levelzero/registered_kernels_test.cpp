@@ -34,14 +34,17 @@ xd_status record_kernel(void* ctx, const xd_kernel_desc* d) {
   return XD_OK;
 }
 
-recorded levelzero_registrations() {
+// `dpas`: as the plugin registers when one of its devices reports DPAS (matmul_dpas_sg != 0).
+recorded levelzero_registrations(bool dpas = false) {
   recorded r;
   xd_host_api host{};
   host.struct_size = sizeof host;
   host.ctx = &r;
   host.register_kernel = record_kernel;
   xd::plugin::registrar reg(&host);
-  xd::xpu::register_kernels(reg);
+  xd::xpu::registration what;
+  what.matmul_dpas = dpas;
+  xd::xpu::register_kernels(reg, what);
   return r;
 }
 
@@ -78,6 +81,17 @@ TEST(LevelZeroRegistration, EveryTableEntryHasALauncherRegisteredOnce) {
   for (int32_t d = 0; d < XD_DTYPE_COUNT_V1; ++d) expected += xd::xpu::registered_ops(d).size();
   EXPECT_EQ(r.pairs.size(), expected);
   for (const auto& [key, n] : r.count) EXPECT_EQ(n, 1) << key.first << " " << xd::dtype_tag(key.second);
+}
+
+TEST(LevelZeroRegistration, TheDpasKernelsAddASecondKernelToTheMatmulFamilysF16AndBf16SlotsOnly) {
+  const recorded plain = levelzero_registrations(), dpas = levelzero_registrations(true);
+  EXPECT_EQ(dpas.pairs, plain.pairs) << "no (op, dtype) gained or lost";
+  for (const auto& [key, n] : dpas.count) {
+    const bool family = key.first == "mm" || key.first == "addmm" || key.first == "bmm" || key.first == "baddbmm";
+    const bool half = key.second == XD_DTYPE_F16 || key.second == XD_DTYPE_BF16;
+    EXPECT_EQ(n, family && half ? 2 : 1) << key.first << " " << xd::dtype_tag(key.second);
+  }
+  EXPECT_TRUE(dpas.all_have_check);
 }
 
 TEST(LevelZeroRegistration, DtypesEqualTheCpuReferencesForEveryOp) {

@@ -58,16 +58,57 @@ TEST(LevelZeroSpirv, EntryPointsEqualTheRegisteredKernelsPerDtype) {
   }
 }
 
-TEST(LevelZeroSpirv, ModulesImportOnlySpirvBuiltins) {
+// The one builtin of cl_intel_subgroup_matrix_multiply_accumulate a DPAS module calls, under the
+// Itanium-mangled name of the extension's prototype (what Intel's compiler defines): SG 8 takes
+// (int8 a, int8 b, float8 acc), SG 16 (short8 a, int8 b, float8 acc). Empty for other modules.
+std::string dpas_builtin(const std::string& source, const std::string& tag) {
+  const std::string fn = tag == "f16"    ? "38intel_sub_group_f16_f16_matrix_mad_k16"
+                         : tag == "bf16" ? "40intel_sub_group_bf16_bf16_matrix_mad_k16"
+                                         : "";
+  if (source == "matmul_dpas8") return "_Z" + fn + "Dv8_iS_Dv8_f";
+  if (source == "matmul_dpas16") return "_Z" + fn + "Dv8_sDv8_iDv8_f";
+  return {};
+}
+
+TEST(LevelZeroSpirv, ModulesImportOnlySpirvBuiltinsAndTheDpasBuiltin) {
+  size_t n = 0, dpas_modules = 0;
+  const xd::l0::spirv_module* all = xd::l0::spirv_modules(&n);
+  for (size_t i = 0; i < n; ++i) {
+    const auto& m = all[i];
+    SCOPED_TRACE(std::string("module ") + m.source + "." + m.tag + (m.fp64 ? ".fp64" : ".base"));
+    std::set<std::string> imports;
+    ASSERT_NO_THROW(imports = xd::test::spirv_imports(m.words, m.word_count));
+    const std::string dpas = dpas_builtin(m.source, m.tag);
+    if (std::string(m.source).rfind("matmul_dpas", 0) == 0) {
+      ++dpas_modules;
+      ASSERT_FALSE(dpas.empty()) << "a DPAS module of a dtype without a DPAS builtin";
+      EXPECT_TRUE(imports.count(dpas)) << "does not call " << dpas << "; imports: " << join(imports);
+    }
+    for (const auto& name : imports)
+      EXPECT_TRUE(name.rfind("__spirv_", 0) == 0 || name == dpas) << "imports " << name << ", which no driver provides";
+  }
+  EXPECT_EQ(dpas_modules, 8u) << "sub-group sizes 8 and 16, f16 and bf16, base and fp64 flavours";
+}
+
+TEST(LevelZeroSpirv, DpasModulesRequireTheSubGroupSizeTheirProgramIsNamedFor) {
   size_t n = 0;
   const xd::l0::spirv_module* all = xd::l0::spirv_modules(&n);
   for (size_t i = 0; i < n; ++i) {
     const auto& m = all[i];
-    std::set<std::string> imports;
-    ASSERT_NO_THROW(imports = xd::test::spirv_imports(m.words, m.word_count));
-    for (const auto& name : imports)
-      EXPECT_EQ(name.rfind("__spirv_", 0), 0u) << m.source << "." << m.tag << (m.fp64 ? ".fp64" : ".base")
-                                               << " imports " << name << ", which no driver provides";
+    SCOPED_TRACE(std::string("module ") + m.source + "." + m.tag + (m.fp64 ? ".fp64" : ".base"));
+    // The sub-group size the OpenCL plugin builds the same program for (program_defines).
+    uint32_t expected = 0;
+    for (const std::string& d : xd::xpu::program_defines(m.source))
+      if (d.rfind("XD_DPAS_SG=", 0) == 0) expected = static_cast<uint32_t>(std::stoul(d.substr(11)));
+    std::map<std::string, uint32_t> sizes;
+    ASSERT_NO_THROW(sizes = xd::test::spirv_subgroup_sizes(m.words, m.word_count));
+    if (expected == 0) {
+      EXPECT_TRUE(sizes.empty()) << "a module outside matmul_dpas requires a sub-group size";
+      continue;
+    }
+    const std::set<std::string> entries = xd::test::spirv_entry_points(m.words, m.word_count);
+    EXPECT_EQ(sizes.size(), entries.size()) << "every entry point requires its sub-group size";
+    for (const auto& [entry, size] : sizes) EXPECT_EQ(size, expected) << entry;
   }
 }
 

@@ -73,6 +73,25 @@ std::set<std::string> spirv_entry_points(const uint32_t* words, size_t count) {
   return names;
 }
 
+std::map<std::string, uint32_t> spirv_subgroup_sizes(const uint32_t* words, size_t count) {
+  constexpr uint32_t kOpExecutionMode = 16, kSubgroupSize = 35;
+  std::map<uint32_t, std::string> names;  // entry point function id -> name
+  std::map<uint32_t, uint32_t> sizes;     // function id -> sub-group size
+  // OpEntryPoint <model> <function id> <name> ...; OpExecutionMode <function id> <mode> <literals...>
+  for_each_instruction(words, count, [&](uint32_t op, const std::vector<uint32_t>& ops) {
+    size_t next = 0;
+    if (op == kOpEntryPoint && ops.size() >= 3) names[ops[1]] = literal(ops, 2, next);
+    if (op == kOpExecutionMode && ops.size() >= 3 && ops[1] == kSubgroupSize) sizes[ops[0]] = ops[2];
+  });
+  std::map<std::string, uint32_t> out;
+  for (const auto& [id, size] : sizes) {
+    const auto it = names.find(id);
+    if (it == names.end()) throw std::runtime_error("SPIR-V: a SubgroupSize execution mode on no entry point");
+    out[it->second] = size;
+  }
+  return out;
+}
+
 std::set<std::string> spirv_imports(const uint32_t* words, size_t count) {
   std::set<std::string> names;
   // OpDecorate <target> LinkageAttributes <name> <linkage type>

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -251,4 +252,107 @@ TEST(XpuPlanScaledMm, TensorCoresTakeAlignedOperandsAndMat2sFormatPicksTheEntry)
   EXPECT_EQ(std::string(xd::xpu::plan_scaled_mm(g, 256, 65535, false).entry), "xd_scaled_mm");
   g.a_off = 8;  // not a multiple of 16
   EXPECT_EQ(std::string(xd::xpu::plan_scaled_mm(g, 256, 65535, true).entry), "xd_scaled_mm");
+}
+
+// ---------------------------------------------------------------- DPAS (matmul_dpas.cl)
+std::string dpas_program(const gemm_args& g, int32_t dtype = XD_DTYPE_F16, int sg = 16) {
+  const char* p = xd::xpu::plan_gemm_dpas(g, dtype, sg, 65535).program;
+  return p == nullptr ? "declined" : p;
+}
+std::string dpas_reason(const gemm_args& g, int32_t dtype = XD_DTYPE_F16, int sg = 16) {
+  return xd::xpu::plan_gemm_dpas(g, dtype, sg, 65535).why_not;
+}
+
+TEST(XpuPlanGemmDpas, F16AndBf16OfAnyShapeAndDenseLayoutTakeTheProgramOfTheSubGroupSize) {
+  EXPECT_EQ(dpas_program(dense_gemm(4096, 4096, 4096)), "matmul_dpas16");
+  EXPECT_EQ(dpas_program(dense_gemm(4096, 4096, 4096), XD_DTYPE_BF16, 8), "matmul_dpas8");
+  // Off the tiles, k under one k16 block, a single element: the kernel handles the edges.
+  EXPECT_EQ(dpas_program(dense_gemm(33, 65, 17)), "matmul_dpas16");
+  EXPECT_EQ(dpas_program(dense_gemm(5, 7, 3)), "matmul_dpas16");
+  EXPECT_EQ(dpas_program(dense_gemm(1, 1, 1)), "matmul_dpas16");
+  gemm_args g = dense_gemm(100, 90, 80);
+  g.a_m = 1, g.a_k = 100;    // A transposed (dense along m)
+  g.b_k = 1, g.b_n = 80;     // B transposed (dense along k)
+  g.a_off = 3, g.b_off = 5;  // no alignment needed
+  EXPECT_EQ(dpas_program(g), "matmul_dpas16");
+  const xd::xpu::dpas_plan p = xd::xpu::plan_gemm_dpas(dense_gemm(70, 130, 40), XD_DTYPE_F16, 16, 65535);
+  EXPECT_EQ(p.local[0], 64);  // four sub-groups of 16
+  EXPECT_EQ(p.tile_m, 32);
+  EXPECT_EQ(p.tile_n, 64);
+  ASSERT_EQ(p.launches.size(), 1u);
+  EXPECT_EQ(p.launches[0].groups[0], 3);  // ceil(130 / 64)
+  EXPECT_EQ(p.launches[0].groups[1], 3);  // ceil(70 / 32)
+  EXPECT_EQ(xd::xpu::plan_gemm_dpas(dense_gemm(70, 130, 40), XD_DTYPE_F16, 8, 65535).launches[0].groups[0], 5)
+      << "32 columns a work-group at sub-group size 8";
+  // An empty problem is taken, with nothing to launch; k = 0 launches (the output is beta * input).
+  EXPECT_TRUE(xd::xpu::plan_gemm_dpas(dense_gemm(0, 8, 8), XD_DTYPE_F16, 16, 65535).launches.empty());
+  EXPECT_EQ(xd::xpu::plan_gemm_dpas(dense_gemm(8, 8, 0), XD_DTYPE_F16, 16, 65535).launches.size(), 1u);
+}
+
+TEST(XpuPlanGemmDpas, OperandsWithoutAUnitStrideGoToThePortableKernelsWithTheReason) {
+  gemm_args g = dense_gemm(64, 64, 64);
+  g.a_m = 128, g.a_k = 2;  // a[::2, ::2] of a 128-column matrix
+  EXPECT_EQ(dpas_program(g), "declined");
+  EXPECT_EQ(
+      dpas_reason(g),
+      "xd_gemm_dpas declines: a has no unit stride (stride 128 along m, 2 along k): the kernel loads each operand "
+      "along a dense axis");
+  EXPECT_EQ(gemm_entry(g), "xd_gemm_tiled") << "the general kernel takes it";
+  g = dense_gemm(64, 64, 64);
+  g.b_k = 192, g.b_n = 3;
+  EXPECT_EQ(
+      dpas_reason(g),
+      "xd_gemm_dpas declines: b has no unit stride (stride 192 along k, 3 along n): the kernel loads each operand "
+      "along a dense axis");
+  // A size-1 dimension's stride moves no address: such an operand is dense along it.
+  g = dense_gemm(1, 64, 64);
+  g.a_m = 7, g.a_k = 1;
+  EXPECT_EQ(dpas_program(g), "matmul_dpas16");
+  g = dense_gemm(64, 64, 1);
+  g.a_m = 3, g.a_k = 5, g.b_k = 9, g.b_n = 9;  // k = 1: one column of A (dense along k), one row of B
+  const xd::xpu::dpas_plan p = xd::xpu::plan_gemm_dpas(g, XD_DTYPE_F16, 16, 65535);
+  ASSERT_NE(p.program, nullptr) << p.why_not;
+  EXPECT_EQ(p.args.a_k, 1) << "the kernel gets the size-1 stride as 1";
+  EXPECT_EQ(p.args.b_k, 1);
+  EXPECT_EQ(p.args.a_m, 3);
+  EXPECT_EQ(p.args.b_n, 9);
+  g.k = 2;  // now A and B have no unit stride
+  EXPECT_EQ(dpas_program(g), "declined");
+}
+
+TEST(XpuPlanGemmDpas, OtherDtypesDecodeShapesAndDevicesWithoutDpasAreDeclinedSayingWhy) {
+  EXPECT_EQ(dpas_reason(dense_gemm(64, 64, 64), XD_DTYPE_F32), "xd_gemm_dpas declines: it takes f16 and bf16 only");
+  EXPECT_EQ(dpas_reason(dense_gemm(64, 64, 64), XD_DTYPE_F16, 0),
+            "xd_gemm_dpas declines: no DPAS sub-group size on this device (8 or 16; got 0)");
+  EXPECT_EQ(dpas_reason(dense_gemm(64, 64, 64), XD_DTYPE_F16, 32),
+            "xd_gemm_dpas declines: no DPAS sub-group size on this device (8 or 16; got 32)");
+  // Decode shapes stay with the skinny kernels, which split k over a work-group.
+  EXPECT_EQ(dpas_reason(dense_gemm(4, 4096, 4096)),
+            "xd_gemm_dpas declines: a decode shape (m = 4 rows against k * n = 16777216): the skinny kernels split k "
+            "over a work-group");
+  EXPECT_EQ(gemm_entry(dense_gemm(4, 4096, 4096)), "xd_gemm_skinny_m4");
+  EXPECT_EQ(dpas_program(dense_gemm(17, 4096, 4096)), "matmul_dpas16") << "more rows than a decode shape";
+  EXPECT_EQ(dpas_program(dense_gemm(4, 64, 64)), "matmul_dpas16") << "small enough that there is nothing to split";
+}
+
+TEST(XpuPlanGemmDpas, GridsAreCutWhereRowsOrBatchesExceedTheDeviceLimit) {
+  gemm_args g = dense_gemm(200, 40, 24);
+  g.batch = 5;
+  const xd::xpu::dpas_plan p = xd::xpu::plan_gemm_dpas(g, XD_DTYPE_BF16, 8, 2);
+  // 200 rows in tiles of 32 = 7 row groups, at most 2 a launch: 4 row launches; 5 batches: 3.
+  ASSERT_EQ(p.launches.size(), 12u);
+  for (const auto& l : p.launches) {
+    EXPECT_LE(l.groups[1], 2);
+    EXPECT_LE(l.groups[2], 2);
+    EXPECT_EQ(l.row0 % 64, 0);
+  }
+}
+
+TEST(XpuPlanGemmDpas, TheDpasSubGroupSizeIsTheSmallestWhenItIs8Or16) {
+  using sizes = std::vector<int64_t>;
+  EXPECT_EQ(xd::xpu::dpas_sub_group_size(sizes{8, 16, 32}), 8);
+  EXPECT_EQ(xd::xpu::dpas_sub_group_size(sizes{32, 16}), 16);
+  EXPECT_EQ(xd::xpu::dpas_sub_group_size(sizes{32}), 0);
+  EXPECT_EQ(xd::xpu::dpas_sub_group_size(sizes{4, 8}), 0) << "the extension requires the smallest size";
+  EXPECT_EQ(xd::xpu::dpas_sub_group_size(sizes{}), 0);
 }

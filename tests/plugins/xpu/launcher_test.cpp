@@ -7,6 +7,7 @@
 #include "common/kernel_list.hpp"
 #include "common/launchers.hpp"
 #include "common/layout.hpp"
+#include "common/matmul.hpp"
 
 #include <gtest/gtest.h>
 
@@ -41,6 +42,7 @@ class recording_api final : public xpu::api {
     info.fp64_feature = "doubles";
   }
 
+  int32_t device_count() const override { return 1; }
   const xpu::device_info& device(int32_t index) const override {
     if (index != 0) plugin::invalid("no device " + std::to_string(index));
     return info;
@@ -279,6 +281,84 @@ TEST(XpuKernelList, EveryOpDtypeIsRegisteredOnceWithTheDeviceCheckUnderThePlugin
   for (const auto& [key, n] : rec.count) EXPECT_EQ(n, 1) << "op " << key.first << " dtype " << key.second;
   EXPECT_TRUE(rec.names.count("xputest.rms_norm"));
   EXPECT_TRUE(rec.names.count("xputest.add"));
+  EXPECT_FALSE(rec.names.count("xputest.mm.dpas")) << "no device of the plugin builds the DPAS kernel";
+}
+
+TEST(XpuKernelList, WhereADeviceBuildsTheDpasKernelItPrecedesTheGeneralMatmulForF16AndBf16) {
+  struct recorded {
+    std::map<std::pair<int32_t, int32_t>, std::vector<std::string>> names;  // (op, dtype) -> names in order
+    std::map<std::string, xd_kernel_check_fn> checks;
+  } rec;
+  xd_host_api host{};
+  host.struct_size = sizeof host;
+  host.ctx = &rec;
+  host.register_kernel = [](void* ctx, const xd_kernel_desc* d) {
+    auto& r = *static_cast<recorded*>(ctx);
+    r.names[{d->op, d->dtype}].push_back(d->name);
+    r.checks[d->name] = d->check;
+    return XD_OK;
+  };
+  xd_plugin_info info{};
+  info.struct_size = sizeof info;
+  plugin::fill_info(&info, "xputest", "0", "test", XD_DEVICE_KIND_GPU);
+  plugin::registrar r(&host);
+  xpu::registration what;
+  what.matmul_dpas = true;
+  xpu::register_kernels(r, what);
+  const std::pair<xd_op, const char*> ops[] = {
+      {XD_OP_MM, "mm"}, {XD_OP_ADDMM, "addmm"}, {XD_OP_BMM, "bmm"}, {XD_OP_BADDBMM, "baddbmm"}};
+  for (const auto& [op, name] : ops) {
+    const std::string general = std::string("xputest.") + name, dpas = general + ".dpas";
+    const std::vector<std::string> both = {dpas, general}, one = {general};
+    for (const int32_t d : {XD_DTYPE_F16, XD_DTYPE_BF16}) EXPECT_EQ(rec.names[std::make_pair(op, d)], both) << name;
+    EXPECT_EQ(rec.names[std::make_pair(op, XD_DTYPE_F32)], one) << name;
+    EXPECT_EQ(rec.checks[dpas], xpu::check_matmul_dpas) << name;
+  }
+  // The program the DPAS entries load: one per sub-group size, the entry point in each.
+  std::set<std::string> programs;
+  for (const auto& k : xpu::kernels_for(XD_DTYPE_BF16, false))
+    if (k.entry == "xd_gemm_dpas") programs.insert(k.source);
+  EXPECT_EQ(programs, (std::set<std::string>{"matmul_dpas8", "matmul_dpas16"}));
+  EXPECT_EQ(xpu::program_sources("matmul_dpas16"), (std::vector<std::string>{"common", "matmul", "matmul_dpas"}));
+}
+
+TEST(XpuLaunchers, TheDpasKernelRunsOnItsSubGroupSizesProgramAndDeclinesElsewhereSayingWhy) {
+  host_and_call h;
+  fake_view a(XD_DTYPE_BF16, {2, 70, 40}, h.buf(0)), b(XD_DTYPE_BF16, {2, 40, 130}, h.buf(1)),
+      o(XD_DTYPE_BF16, {2, 70, 130}, h.buf(2));
+  h.in = {a.v, b.v};
+  h.out = {o.v};
+  h.call.op = XD_OP_BMM;
+  h.call.inputs = h.in.data();
+  h.call.outputs = h.out.data();
+  h.call.num_inputs = 2;
+  h.call.num_outputs = 1;
+  char reason[256] = {};
+  h.api.info.matmul_dpas_why = "no cl_intel_subgroup_matrix_multiply_accumulate";
+  EXPECT_EQ(xpu::check_matmul_dpas(&h.call, reason, sizeof reason), 0);
+  EXPECT_STREQ(reason, "recording device has no DPAS kernel (no cl_intel_subgroup_matrix_multiply_accumulate)");
+  h.api.info.matmul_dpas_sg = 8;
+  EXPECT_EQ(xpu::check_matmul_dpas(&h.call, reason, sizeof reason), 1);
+  ASSERT_EQ(h.run(xpu::run_matmul_dpas, XD_OP_BMM, {a.v, b.v}, {o.v}), XD_OK) << h.error;
+  ASSERT_EQ(h.api.launches.size(), 1u);
+  const recorded_launch& l = h.api.launches[0];
+  EXPECT_EQ(l.source, "matmul_dpas8");
+  EXPECT_EQ(l.entry, "xd_gemm_dpas");
+  EXPECT_EQ(l.dtype, XD_DTYPE_BF16);
+  EXPECT_EQ(l.arg_sizes.size(), 7u);  // out, a, b, input, the gemm arguments, row0, batch0: matmul.cl's
+  EXPECT_EQ(l.arg_sizes[4], sizeof(xpu::gemm_args));
+  EXPECT_EQ(l.grid.local[0], 32u);  // four sub-groups of 8
+  EXPECT_EQ(l.grid.count[0], 5u);   // ceil(130 / 32)
+  EXPECT_EQ(l.grid.count[1], 3u);   // ceil(70 / 32)
+  EXPECT_EQ(l.grid.count[2], 2u);
+  // An operand the kernel does not take: declined with the planner's reason.
+  fake_view strided(XD_DTYPE_BF16, {2, 70, 40}, h.buf(0));
+  strided.strides = {5600, 80, 2};  // every other column
+  strided.v.strides = strided.strides.data();
+  h.in = {strided.v, b.v};
+  h.call.inputs = h.in.data();
+  EXPECT_EQ(xpu::check_matmul_dpas(&h.call, reason, sizeof reason), 0);
+  EXPECT_NE(std::string(reason).find("a has no unit stride"), std::string::npos) << reason;
 }
 
 }  // namespace

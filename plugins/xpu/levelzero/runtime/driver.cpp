@@ -1,11 +1,15 @@
 #include "runtime/driver.hpp"
 
+#include "common/matmul.hpp"
 #include "launcher.hpp"
+#include "options.hpp"
 #include "program/module_cache.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <vector>
 
 namespace xd::l0 {
 
@@ -29,27 +33,53 @@ std::string vendor_name(uint32_t id) {
   }
 }
 
+// Intel's driver extension "ZE_intel_experimental_device_module_dp_properties", declared here because
+// the Level Zero headers of Debian 12 (libze-dev 1.8) lack it. Names and values are those of Intel's
+// compute runtime (github.com/intel/compute-runtime, level_zero/include/level_zero/ze_intel_gpu.h:
+// the extension name, ze_intel_device_module_dp_exp_properties_t {stype, pNext, flags} and
+// ZE_INTEL_DEVICE_MODULE_EXP_FLAG_DPAS = ZE_BIT(1); ze_stypes.h:
+// ZE_STRUCTURE_INTEL_DEVICE_MODULE_DP_EXP_PROPERTIES = 0x00030013). Chained to
+// zeDeviceGetModuleProperties, the driver sets the DPAS bit on devices with matrix engines.
+constexpr const char* kIntelDpExtension = "ZE_intel_experimental_device_module_dp_properties";
+constexpr auto kIntelDpStype = static_cast<ze_structure_type_t>(0x00030013);
+constexpr uint32_t kIntelDpFlagDpas = 1u << 1;
+struct intel_module_dp_properties {
+  ze_structure_type_t stype = kIntelDpStype;
+  void* pNext = nullptr;
+  uint32_t flags = 0;
+};
+
 // What make_device needs from a device's driver, queried once per driver.
 struct driver_info {
   std::string version;  // "major.minor.build (Level Zero API x.y)"
   ze_api_version_t api{};
   bool blocking_free = false;
+  bool dp_properties = false;  // lists kIntelDpExtension: the DPAS query may be chained
 };
+
+// The driver's extensions; empty when the query fails (then none is used: init does not fail over
+// an extension).
+std::vector<ze_driver_extension_properties_t> driver_extensions(ze_driver_handle_t driver) {
+  uint32_t n = 0;
+  if (zeDriverGetExtensionProperties(driver, &n, nullptr) != ZE_RESULT_SUCCESS || n == 0) return {};
+  std::vector<ze_driver_extension_properties_t> ext(n);
+  if (zeDriverGetExtensionProperties(driver, &n, ext.data()) != ZE_RESULT_SUCCESS) return {};
+  ext.resize(std::min<size_t>(n, ext.size()));
+  return ext;
+}
+
+bool lists(const std::vector<ze_driver_extension_properties_t>& ext, const char* name, uint32_t version) {
+  for (const auto& e : ext)
+    if (std::strncmp(e.name, name, ZE_MAX_EXTENSION_NAME) == 0 && e.version >= version) return true;
+  return false;
+}
 
 // True when the driver lists ZE_extension_memory_free_policies and its free policies include
 // BLOCKING_FREE (reported through ze_driver_memory_free_ext_properties_t chained to
 // zeDriverGetProperties, as the extension specifies). A failing query means "not offered": the
 // caller then frees the safe way without it (memory.cpp), so init does not fail over an extension.
-bool query_blocking_free(ze_driver_handle_t driver) {
-  uint32_t n = 0;
-  if (zeDriverGetExtensionProperties(driver, &n, nullptr) != ZE_RESULT_SUCCESS || n == 0) return false;
-  std::vector<ze_driver_extension_properties_t> ext(n);
-  if (zeDriverGetExtensionProperties(driver, &n, ext.data()) != ZE_RESULT_SUCCESS) return false;
-  bool listed = false;
-  for (uint32_t i = 0; i < n && i < ext.size(); ++i)
-    listed |= std::strncmp(ext[i].name, ZE_MEMORY_FREE_POLICIES_EXT_NAME, ZE_MAX_EXTENSION_NAME) == 0 &&
-              ext[i].version >= ZE_MEMORY_FREE_POLICIES_EXT_VERSION_1_0;
-  if (!listed) return false;
+bool query_blocking_free(ze_driver_handle_t driver, const std::vector<ze_driver_extension_properties_t>& ext) {
+  if (!lists(ext, ZE_MEMORY_FREE_POLICIES_EXT_NAME, ZE_MEMORY_FREE_POLICIES_EXT_VERSION_1_0)) return false;
   ze_driver_memory_free_ext_properties_t policies{};
   policies.stype = ZE_STRUCTURE_TYPE_DRIVER_MEMORY_FREE_EXT_PROPERTIES;
   ze_driver_properties_t p{};
@@ -71,8 +101,37 @@ driver_info query_driver(ze_driver_handle_t driver) {
                 (p.driverVersion >> 16) & 0xff, p.driverVersion & 0xffff, ZE_MAJOR_VERSION(info.api),
                 ZE_MINOR_VERSION(info.api));
   info.version = buf;
-  info.blocking_free = query_blocking_free(driver);
+  const std::vector<ze_driver_extension_properties_t> ext = driver_extensions(driver);
+  info.blocking_free = query_blocking_free(driver, ext);
+  info.dp_properties = lists(ext, kIntelDpExtension, ZE_MAKE_VERSION(1, 0));
   return info;
+}
+
+// Whether the device loads matmul_dpas.cl's module, for which sub-group size: DPAS reported
+// through Intel's extension (above), the smallest of the device's sub-group sizes 8 or 16 (the
+// layouts of cl_intel_subgroup_matrix_multiply_accumulate's builtins, which require that size),
+// SPIR-V 1.1 accepted (the modules' required sub-group size is a SPIR-V 1.1 execution mode), and
+// a work-group of four such sub-groups allowed; XD_LEVELZERO_MATMUL_DPAS=0 turns it off.
+void choose_dpas(device& d, bool listed, uint32_t dp_flags, const ze_device_compute_properties_t& cp,
+                 uint32_t spirv_version) {
+  static const bool enabled = plugin::option_flag(option_desc(option::matmul_dpas));
+  const auto no = [&d](std::string why) { d.dpas_why = std::move(why); };
+  if (!enabled) return no("XD_LEVELZERO_MATMUL_DPAS=0");
+  if (!listed) return no(std::string("the driver does not list ") + kIntelDpExtension);
+  if ((dp_flags & kIntelDpFlagDpas) == 0) return no("the device does not report ZE_INTEL_DEVICE_MODULE_EXP_FLAG_DPAS");
+  if (spirv_version < ZE_MAKE_VERSION(1, 1))
+    return no("the device takes SPIR-V " + std::to_string(spirv_version >> 16) + "." +
+              std::to_string(spirv_version & 0xffff) + ", the DPAS modules are SPIR-V 1.1");
+  std::vector<int64_t> sizes;
+  for (uint32_t i = 0; i < cp.numSubGroupSizes && i < ZE_SUBGROUPSIZE_COUNT; ++i) sizes.push_back(cp.subGroupSizes[i]);
+  const int sg = xpu::dpas_sub_group_size(sizes);
+  if (sg == 0)
+    return no(sizes.empty() ? "the device reports no sub-group sizes"
+                            : "its smallest sub-group size is neither 8 nor 16");
+  if (xpu::kDpasSubGroups * sg > cp.maxTotalGroupSize)
+    return no("a work-group of " + std::to_string(xpu::kDpasSubGroups * sg) + " work-items exceeds maxTotalGroupSize");
+  d.dpas_sub_group = sg;
+  d.dpas_why = "DPAS, sub-group size " + std::to_string(sg);
 }
 
 std::unique_ptr<device> make_device(ze_driver_handle_t driver, ze_context_handle_t context, ze_device_handle_t h,
@@ -96,6 +155,8 @@ std::unique_ptr<device> make_device(ze_driver_handle_t driver, ze_context_handle
   check(zeDeviceGetComputeProperties(h, &cp), "zeDeviceGetComputeProperties");
   ze_device_module_properties_t mp{};
   mp.stype = ZE_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES;
+  intel_module_dp_properties dp{};
+  if (info.dp_properties) mp.pNext = &dp;  // chained only where the driver lists the extension
   check(zeDeviceGetModuleProperties(h, &mp), "zeDeviceGetModuleProperties");
 
   uint32_t nmem = 0;
@@ -137,6 +198,9 @@ std::unique_ptr<device> make_device(ze_driver_handle_t driver, ze_context_handle
   d->max_group_count[2] = cp.maxGroupCountZ;
   d->max_local_memory = cp.maxSharedLocalMemory;
   d->compute_units = p.numSlices * p.numSubslicesPerSlice * p.numEUsPerSubslice;
+  choose_dpas(*d, info.dp_properties, dp.flags, cp, mp.spirvVersionSupported);
+  log(XD_LOG_DEBUG,
+      std::string(p.name) + ": matmul DPAS kernel " + (d->dpas_sub_group != 0 ? "used: " : "not used: ") + d->dpas_why);
 
   xd_device_properties& o = d->props;
   o.struct_size = sizeof o;

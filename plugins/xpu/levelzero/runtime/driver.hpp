@@ -8,6 +8,7 @@
 #include "runtime/ze_error.hpp"
 
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace xd::l0 {
@@ -39,6 +40,10 @@ struct device {
   // the OpenCL plugin: numSlices * numSubslicesPerSlice * numEUsPerSubslice, the EU count, which
   // is what Intel's OpenCL runtime reports as compute units for the same GPU.
   uint32_t compute_units = 0;
+  // matmul_dpas.cl's modules (driver.cpp: the DPAS query): the sub-group size whose module the
+  // matmul family's f16/bf16 DPAS kernel loads (8 or 16; 0: none), and why, in words.
+  int dpas_sub_group = 0;
+  std::string dpas_why;
   // What the shared launchers need of this device (launcher.cpp: launch_info).
   xpu::device_info launch;
   std::unique_ptr<module_cache> modules;

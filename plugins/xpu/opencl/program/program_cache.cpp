@@ -122,6 +122,10 @@ std::string program_cache::build_options(const program_id& id) const {
   if (device_.int_dot) o += " -DXD_HAS_INT_DOT";
   // int4.cl's tensor-core kernel (inline PTX).
   if (device_.nv_mma) o += " -DXD_NV_MMA";
+  // A program that is a variant of its source (matmul_dpas8/16: the sub-group size, matmul.cl's
+  // epilogue only), and the DPAS builtins emulated where the device was told to (a test mode).
+  for (const std::string& d : xpu::program_defines(id.source)) o += " -D" + d;
+  if (device_.dpas_emulated && !xpu::program_defines(id.source).empty()) o += " -DXD_DPAS_EMULATE";
   // common.cl's work-group reductions through warp shuffles (inline PTX).
   if (device_.nv_shfl) o += " -DXD_NV_SHFL";
   // Exact float division and sqrt, as the reference computes them (div, sqrt, rsqrt, softmax).

@@ -2,7 +2,9 @@
 
 #include "common/rows.hpp"
 #include "launcher.hpp"
+#include "options.hpp"
 #include "program/program_cache.hpp"
+#include "runtime/dpas.hpp"
 
 #include <algorithm>
 
@@ -39,16 +41,16 @@ V device_value(cl_device_id d, cl_device_info what, V fallback) {
   return clGetDeviceInfo(d, what, sizeof v, &v, nullptr) == CL_SUCCESS ? v : fallback;
 }
 
-bool has_extension(const std::string& extensions, const std::string& name) {
-  size_t pos = 0;
-  while ((pos = extensions.find(name, pos)) != std::string::npos) {
-    const size_t end = pos + name.size();
-    const bool starts = pos == 0 || extensions[pos - 1] == ' ';
-    const bool ends = end == extensions.size() || extensions[end] == ' ';
-    if (starts && ends) return true;
-    pos = end;
-  }
-  return false;
+// CL_DEVICE_SUB_GROUP_SIZES_INTEL (cl_intel_required_subgroup_size): empty where not reported.
+std::vector<int64_t> sub_group_sizes(cl_device_id d, const std::string& extensions) {
+  if (!has_extension(extensions, "cl_intel_required_subgroup_size")) return {};
+  constexpr cl_device_info kSubGroupSizesIntel = 0x4108;  // CL_DEVICE_SUB_GROUP_SIZES_INTEL (cl_ext.h)
+  size_t bytes = 0;
+  if (clGetDeviceInfo(d, kSubGroupSizesIntel, 0, nullptr, &bytes) != CL_SUCCESS || bytes == 0) return {};
+  std::vector<size_t> sizes(bytes / sizeof(size_t));
+  if (clGetDeviceInfo(d, kSubGroupSizesIntel, sizes.size() * sizeof(size_t), sizes.data(), nullptr) != CL_SUCCESS)
+    return {};
+  return {sizes.begin(), sizes.end()};
 }
 
 int rank_of(int32_t kind) { return kind == XD_DEVICE_KIND_GPU ? 0 : kind == XD_DEVICE_KIND_ACCELERATOR ? 1 : 2; }
@@ -90,6 +92,14 @@ std::unique_ptr<device> describe(cl_platform_id p, cl_device_id id) {
   size_t wg = 1;
   while (wg * 2 <= std::min<size_t>(256, d->max_work_group)) wg *= 2;
   d->work_group = wg;
+  static const std::string dpas_option = plugin::option_text(option_desc(option::matmul_dpas));
+  const std::vector<int64_t> sizes = sub_group_sizes(id, ext);
+  const dpas_choice dpas = choose_dpas(dpas_option, ext, sizes, static_cast<int64_t>(d->max_work_group));
+  d->dpas_sub_group = dpas.sub_group;
+  d->dpas_emulated = dpas.emulated;
+  d->dpas_why = dpas.why;
+  log(XD_LOG_DEBUG,
+      "'" + d->name + "': matmul DPAS kernel " + (dpas.sub_group != 0 ? "built: " : "not built: ") + dpas.why);
   d->row_items = d->kind == XD_DEVICE_KIND_CPU ? xpu::kRowItemsCpu : xpu::kRowItems;
   d->cache_objects = d->kind == XD_DEVICE_KIND_CPU && device_value<cl_bool>(id, CL_DEVICE_LINKER_AVAILABLE, CL_FALSE);
   d->launch = launch_info(*d);

@@ -34,6 +34,12 @@ struct device {
   // An NVIDIA GPU of compute capability >= 7.0: work-group reductions fold each warp through
   // inline-PTX shuffles (common.cl, -DXD_NV_SHFL).
   bool nv_shfl = false;
+  // matmul_dpas.cl's kernel (runtime/dpas.hpp: choose_dpas): the sub-group size it is built for (8
+  // or 16; 0: not built), whether its builtins are emulated (XD_OPENCL_MATMUL_DPAS=emulate*), and
+  // why, in words.
+  int dpas_sub_group = 0;
+  bool dpas_emulated = false;
+  std::string dpas_why;
   uint64_t global_memory = 0;
   uint64_t max_alloc = 0;
   uint32_t compute_units = 0;
