@@ -108,6 +108,39 @@ nv_kernel nv_kernel_for(const gemm_args& g, bool mma, bool async_f32) {
           wide ? 64 : 32, wide ? 128 : 256, true};
 }
 
+// The grid of tiles (tile_m rows x tile_n columns of outputs per work-group) over every batch,
+// cut into launches where rows or batches exceed max_groups_yz work-groups.
+std::vector<gemm_launch> cut_grid(const gemm_args& g, int64_t tile_m, int64_t tile_n, int64_t max_groups_yz) {
+  std::vector<gemm_launch> launches;
+  const int64_t max_yz = std::max<int64_t>(max_groups_yz, 1);
+  const int64_t rows_per_launch = max_yz * tile_m;
+  for (int64_t b0 = 0; b0 < g.batch; b0 += max_yz) {
+    const int64_t nb = std::min(max_yz, g.batch - b0);
+    for (int64_t r0 = 0; r0 < g.m; r0 += rows_per_launch) {
+      const int64_t nr = std::min(rows_per_launch, g.m - r0);
+      gemm_launch l;
+      l.row0 = r0;
+      l.batch0 = b0;
+      l.groups[0] = (g.n + tile_n - 1) / tile_n;
+      l.groups[1] = (nr + tile_m - 1) / tile_m;
+      l.groups[2] = nb;
+      launches.push_back(l);
+    }
+  }
+  return launches;
+}
+
+// Runs `entry` of program `p` over each launch with the matmul kernels' arguments (out, a, b,
+// input, args, row0, batch0): the portable, NVIDIA and DPAS kernels share them.
+void launch_gemm(const xd_kernel_call* c, const gemm_call& call, const program& p, const char* entry,
+                 const gemm_args& args, const int64_t local[3], const std::vector<gemm_launch>& launches) {
+  for (const gemm_launch& l : launches) {
+    launch k(c, p, entry);
+    k.buffer(*call.out).buffer(*call.a).buffer(*call.b).buffer(*call.input).value(args).value(l.row0).value(l.batch0);
+    k.run(grid::of_groups(3, local, l.groups));
+  }
+}
+
 }  // namespace
 
 gemm_plan plan_gemm(const gemm_args& g, int64_t wg, int64_t max_groups_yz, bool mma, bool async_f32) {
@@ -155,21 +188,7 @@ gemm_plan plan_gemm(const gemm_args& g, int64_t wg, int64_t max_groups_yz, bool 
     p.local[1] = p.local[2] = 1;
     p.entry = nv.entry;
   }
-  const int64_t max_yz = std::max<int64_t>(max_groups_yz, 1);
-  const int64_t rows_per_launch = max_yz * p.tile;
-  for (int64_t b0 = 0; b0 < g.batch; b0 += max_yz) {
-    const int64_t nb = std::min(max_yz, g.batch - b0);
-    for (int64_t r0 = 0; r0 < g.m; r0 += rows_per_launch) {
-      const int64_t nr = std::min(rows_per_launch, g.m - r0);
-      gemm_launch l;
-      l.row0 = r0;
-      l.batch0 = b0;
-      l.groups[0] = (g.n + p.tile - 1) / p.tile;
-      l.groups[1] = (nr + p.tile - 1) / p.tile;
-      l.groups[2] = nb;
-      p.launches.push_back(l);
-    }
-  }
+  p.launches = cut_grid(g, p.tile, p.tile, max_groups_yz);
   return p;
 }
 
@@ -208,21 +227,7 @@ dpas_plan plan_gemm_dpas(const gemm_args& g, int32_t dtype, int sub_group, int64
   p.tile_m = kDpasTileM;
   p.tile_n = kDpasSubGroups * sub_group;
   if (a.batch == 0 || a.m == 0 || a.n == 0) return p;
-  const int64_t max_yz = std::max<int64_t>(max_groups_yz, 1);
-  const int64_t rows_per_launch = max_yz * p.tile_m;
-  for (int64_t b0 = 0; b0 < a.batch; b0 += max_yz) {
-    const int64_t nb = std::min(max_yz, a.batch - b0);
-    for (int64_t r0 = 0; r0 < a.m; r0 += rows_per_launch) {
-      const int64_t nr = std::min(rows_per_launch, a.m - r0);
-      gemm_launch l;
-      l.row0 = r0;
-      l.batch0 = b0;
-      l.groups[0] = (a.n + p.tile_n - 1) / p.tile_n;
-      l.groups[1] = (nr + p.tile_m - 1) / p.tile_m;
-      l.groups[2] = nb;
-      p.launches.push_back(l);
-    }
-  }
+  p.launches = cut_grid(a, p.tile_m, p.tile_n, max_groups_yz);
   return p;
 }
 
@@ -249,17 +254,7 @@ xd_status run_matmul_dpas(const xd_kernel_call* c) {
         plan_gemm_dpas(call.args, call.out->dtype, dev.matmul_dpas_sg, std::min(dev.max_groups[1], dev.max_groups[2]));
     if (plan.program == nullptr)
       plugin::fail(XD_ERR_NOT_IMPLEMENTED, plan.why_not);  // check_matmul_dpas declines it first
-    for (const gemm_launch& l : plan.launches) {
-      launch k(c, {plan.program, call.out->dtype}, "xd_gemm_dpas");
-      k.buffer(*call.out)
-          .buffer(*call.a)
-          .buffer(*call.b)
-          .buffer(*call.input)
-          .value(plan.args)
-          .value(l.row0)
-          .value(l.batch0);
-      k.run(grid::of_groups(3, plan.local, l.groups));
-    }
+    launch_gemm(c, call, {plan.program, call.out->dtype}, "xd_gemm_dpas", plan.args, plan.local, plan.launches);
   });
 }
 
@@ -271,17 +266,7 @@ xd_status run_matmul(const xd_kernel_call* c) {
     const bool async_f32 = dev.matmul_mma && call.out->dtype == XD_DTYPE_F32;
     const gemm_plan plan =
         plan_gemm(call.args, dev.work_group, std::min(dev.max_groups[1], dev.max_groups[2]), mma, async_f32);
-    for (const gemm_launch& l : plan.launches) {
-      launch k(c, {"matmul", call.out->dtype}, plan.entry);
-      k.buffer(*call.out)
-          .buffer(*call.a)
-          .buffer(*call.b)
-          .buffer(*call.input)
-          .value(call.args)
-          .value(l.row0)
-          .value(l.batch0);
-      k.run(grid::of_groups(3, plan.local, l.groups));
-    }
+    launch_gemm(c, call, {"matmul", call.out->dtype}, plan.entry, call.args, plan.local, plan.launches);
   });
 }
 

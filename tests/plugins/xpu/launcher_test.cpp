@@ -251,16 +251,22 @@ TEST(XpuLaunchers, Int4TakesTheTensorCoreKernelOnlyWhereTheDeviceHasIt) {
   }
 }
 
+// A host whose register_kernel is `record`, called with `ctx`: the kernel-list tests' recorder.
+xd_host_api recording_host(void* ctx, decltype(xd_host_api::register_kernel) record) {
+  xd_host_api host{};
+  host.struct_size = sizeof host;
+  host.ctx = ctx;
+  host.register_kernel = record;
+  return host;
+}
+
 TEST(XpuKernelList, EveryOpDtypeIsRegisteredOnceWithTheDeviceCheckUnderThePluginsName) {
   struct recorded {
     std::map<std::pair<int32_t, int32_t>, int> count;
     std::set<std::string> names;
     bool all_checked = true;
   } rec;
-  xd_host_api host{};
-  host.struct_size = sizeof host;
-  host.ctx = &rec;
-  host.register_kernel = [](void* ctx, const xd_kernel_desc* d) {
+  xd_host_api host = recording_host(&rec, [](void* ctx, const xd_kernel_desc* d) {
     auto& r = *static_cast<recorded*>(ctx);
     ++r.count[{d->op, d->dtype}];
     r.names.insert(d->name);
@@ -268,7 +274,7 @@ TEST(XpuKernelList, EveryOpDtypeIsRegisteredOnceWithTheDeviceCheckUnderThePlugin
     // its fused kernel cannot hold).
     if (d->check != xpu::check_device && d->check != xpu::check_attention) r.all_checked = false;
     return XD_OK;
-  };
+  });
   xd_plugin_info info{};
   info.struct_size = sizeof info;
   plugin::fill_info(&info, "xputest", "0", "test", XD_DEVICE_KIND_GPU);
@@ -289,15 +295,12 @@ TEST(XpuKernelList, WhereADeviceBuildsTheDpasKernelItPrecedesTheGeneralMatmulFor
     std::map<std::pair<int32_t, int32_t>, std::vector<std::string>> names;  // (op, dtype) -> names in order
     std::map<std::string, xd_kernel_check_fn> checks;
   } rec;
-  xd_host_api host{};
-  host.struct_size = sizeof host;
-  host.ctx = &rec;
-  host.register_kernel = [](void* ctx, const xd_kernel_desc* d) {
+  xd_host_api host = recording_host(&rec, [](void* ctx, const xd_kernel_desc* d) {
     auto& r = *static_cast<recorded*>(ctx);
     r.names[{d->op, d->dtype}].push_back(d->name);
     r.checks[d->name] = d->check;
     return XD_OK;
-  };
+  });
   xd_plugin_info info{};
   info.struct_size = sizeof info;
   plugin::fill_info(&info, "xputest", "0", "test", XD_DEVICE_KIND_GPU);
