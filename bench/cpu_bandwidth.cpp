@@ -10,18 +10,16 @@
 // pass reads it once, as xd-bench's traffic model does. docs/performance.md cites the output.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "cpu_bandwidth.cpp"
-#include <hwy/foreach_target.h>  // IWYU pragma: keep
-#include <hwy/highway.h>
-#include <hwy/cache_control.h>
-
-#include <omp.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <hwy/cache_control.h>
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+#include <omp.h>
 #include <vector>
 
 HWY_BEFORE_NAMESPACE();

@@ -31,8 +31,7 @@ float min(const void* x, elem e, int64_t n);                           // NaN if
 // ---- softmax rows (max is the row's finite maximum)
 // e[i] = exp(x[i] - max) (nothing stored when e is null); returns the sum of those values in
 // double. `next` (may be null): next_bytes the caller reads next, prefetched meanwhile.
-double exp_shifted(const float* x, float max, float* e, int64_t n, const void* next = nullptr,
-                   int64_t next_bytes = 0);
+double exp_shifted(const float* x, float max, float* e, int64_t n, const void* next = nullptr, int64_t next_bytes = 0);
 // The functions that write a row y take `stream`: non-temporal stores (y written straight to
 // memory, for outputs larger than the caches; the writer calls stream_fence() before publishing).
 // y[i] = x[i] * s.
