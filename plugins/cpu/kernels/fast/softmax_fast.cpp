@@ -1,9 +1,9 @@
 // SOFTMAX and LOG_SOFTMAX over rows contiguous along `dim`: the fast kernels in front of
 // kernels/softmax.cpp. Per row, with the row in L1/L2: the maximum (one read of memory), the
-// exponentials into scratch with their sum in double while the next row is prefetched, then the
-// scaled row written once (through non-temporal stores when the output is larger than the
-// caches). Semantics as the reference: a
-// row whose maximum is not finite is NaN throughout.
+// exponentials and their sum in double while the next row is prefetched (softmax keeps them in
+// scratch, log_softmax only sums them), then the row written once (through non-temporal stores
+// when the output is larger than the caches). Semantics as the reference: a row whose maximum is
+// not finite is NaN throughout.
 #include "kernels/fast/rows.hpp"
 
 #include <cmath>

@@ -12,7 +12,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <string>
 #include <unistd.h>
+#include <vector>
 
 namespace xd::ocl {
 
@@ -124,8 +126,9 @@ std::string program_cache::build_options(const program_id& id) const {
   if (device_.nv_mma) o += " -DXD_NV_MMA";
   // A program that is a variant of its source (matmul_dpas8/16: the sub-group size, matmul.cl's
   // epilogue only), and the DPAS builtins emulated where the device was told to (a test mode).
-  for (const std::string& d : xpu::program_defines(id.source)) o += " -D" + d;
-  if (device_.dpas_emulated && !xpu::program_defines(id.source).empty()) o += " -DXD_DPAS_EMULATE";
+  const std::vector<std::string> variant = xpu::program_defines(id.source);
+  for (const std::string& d : variant) o += " -D" + d;
+  if (device_.dpas_emulated && !variant.empty()) o += " -DXD_DPAS_EMULATE";
   // common.cl's work-group reductions through warp shuffles (inline PTX).
   if (device_.nv_shfl) o += " -DXD_NV_SHFL";
   // Exact float division and sqrt, as the reference computes them (div, sqrt, rsqrt, softmax).
