@@ -45,6 +45,8 @@ struct device_info {
   bool int4_mma = false;
   // matmul_mma.cl's and quant_mm_mma.cl's NVIDIA kernels are built for this device and enabled.
   bool matmul_mma = false;
+  // ... and their packed form (xd_gemm_mma_packed_*: bulk copies, Hopper) is enabled.
+  bool matmul_packed = false;
   // matmul_dpas.cl's kernel (cl_intel_subgroup_matrix_multiply_accumulate) is built for this device
   // with this sub-group size: 8 or 16 (the extension's two operand layouts); 0: it is not.
   int matmul_dpas_sg = 0;

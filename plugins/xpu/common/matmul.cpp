@@ -143,7 +143,17 @@ void launch_gemm(const xd_kernel_call* c, const gemm_call& call, const program& 
 
 }  // namespace
 
-gemm_plan plan_gemm(const gemm_args& g, int64_t wg, int64_t max_groups_yz, bool mma, bool async_f32) {
+gemm_pack pack_of(const gemm_args& g) {
+  gemm_pack p;
+  p.a_tiles = (g.m + 127) / 128;
+  p.b_tiles = (g.n + 127) / 128;
+  p.steps = (g.k + 31) / 32;
+  p.a_chunks = g.batch * p.a_tiles * p.steps * 512;
+  p.b_chunks = g.batch * p.b_tiles * p.steps * 512;
+  return p;
+}
+
+gemm_plan plan_gemm(const gemm_args& g, int64_t wg, int64_t max_groups_yz, bool mma, bool async_f32, bool packed) {
   gemm_plan p;
   if (g.batch == 0 || g.m == 0 || g.n == 0) return p;
   const nv_kernel nv = nv_kernel_for(g, mma, async_f32);
@@ -187,6 +197,10 @@ gemm_plan plan_gemm(const gemm_args& g, int64_t wg, int64_t max_groups_yz, bool 
     p.local[0] = nv.local;
     p.local[1] = p.local[2] = 1;
     p.entry = nv.entry;
+    if (packed && g.m >= kPackedMin && g.n >= kPackedMin && g.k >= kPackedMin) {
+      p.packed = true;
+      p.entry = std::strcmp(nv.entry, "xd_gemm_mma_nn") == 0 ? "xd_gemm_mma_packed_nn" : "xd_gemm_mma_packed_nt";
+    }
   }
   p.launches = cut_grid(g, p.tile, p.tile, max_groups_yz);
   return p;
@@ -264,9 +278,33 @@ xd_status run_matmul(const xd_kernel_call* c) {
     const device_info& dev = device_of(c);
     const bool mma = dev.matmul_mma && (call.out->dtype == XD_DTYPE_F16 || call.out->dtype == XD_DTYPE_BF16);
     const bool async_f32 = dev.matmul_mma && call.out->dtype == XD_DTYPE_F32;
-    const gemm_plan plan =
-        plan_gemm(call.args, dev.work_group, std::min(dev.max_groups[1], dev.max_groups[2]), mma, async_f32);
-    launch_gemm(c, call, {"matmul", call.out->dtype}, plan.entry, call.args, plan.local, plan.launches);
+    const gemm_plan plan = plan_gemm(call.args, dev.work_group, std::min(dev.max_groups[1], dev.max_groups[2]), mma,
+                                     async_f32, mma && dev.matmul_packed);
+    const program prog{"matmul", call.out->dtype};
+    if (!plan.packed) {
+      launch_gemm(c, call, prog, plan.entry, call.args, plan.local, plan.launches);
+      return;
+    }
+    const gemm_args& g = call.args;
+    const gemm_pack pk = pack_of(g);
+    const plugin::scratch ws = plugin::workspace(c, static_cast<uint64_t>(pk.a_chunks + pk.b_chunks) * 16);
+    const int64_t a0 = static_cast<int64_t>(ws.offset / 16), b0 = a0 + pk.a_chunks;
+    const bool nn = std::strcmp(plan.entry, "xd_gemm_mma_packed_nn") == 0;
+    const auto pack = [&](int64_t dst0, const xd_view& src, int64_t off, int64_t ld, int64_t bs, int64_t rows,
+                          int64_t tiles, int64_t chunks, int32_t rows_k) {
+      launch k(c, prog, "xd_gemm_pack_mma");
+      k.buffer(ws.handle).value(dst0).buffer(src).value(off).value(ld).value(bs).value(rows).value(g.k).value(tiles);
+      k.value(pk.steps).value(chunks).value(rows_k);
+      k.run_items(static_cast<uint64_t>(chunks));
+    };
+    pack(a0, *call.a, g.a_off, g.a_m, g.a_b, g.m, pk.a_tiles, pk.a_chunks, 0);
+    pack(b0, *call.b, g.b_off, nn ? g.b_k : g.b_n, g.b_b, g.n, pk.b_tiles, pk.b_chunks, nn ? 1 : 0);
+    for (const gemm_launch& l : plan.launches) {
+      launch k(c, prog, plan.entry);
+      k.buffer(*call.out).buffer(ws.handle).buffer(ws.handle).buffer(*call.input).value(g).value(l.row0);
+      k.value(l.batch0).value(a0).value(b0);
+      k.run(grid::of_groups(3, plan.local, l.groups));
+    }
   });
 }
 

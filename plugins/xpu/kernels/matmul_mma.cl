@@ -95,9 +95,49 @@ inline void xd_mmk_issue(const xd_mmk_copies c, __global const T* fallback, int 
   }
 }
 
-// sa, sb: XD_MMK_STAGES tiles of A and of B.
+// The packed form's stage copies (xd_gemm_mma_packed_*): one bulk copy of 8 KiB per operand into
+// stage `st`, completing on its mbarrier `bar` (Hopper's bulk copy engine, PTX ISA 8.0, sm_90).
+// Without XD_NV_BULK (compute capability < 9.0, where ptxas rejects these instructions) they are
+// empty, and only the unpacked kernels, which never call them, exist.
+inline void xd_mmk_bar_init(uint bar0, int count) {
+#ifdef XD_NV_BULK
+  for (int s = 0; s < count; ++s) XD_ASM volatile("mbarrier.init.shared::cta.b64 [%0], 1;" : : "r"(bar0 + 8u * s) : "memory");
+  XD_ASM volatile("fence.mbarrier_init.release.cluster;" : : : "memory");
+#endif
+}
+inline void xd_mmk_bulk_stage(uint sa_st, uint sb_st, __global const uint4* pa, __global const uint4* pb, uint bar) {
+#ifdef XD_NV_BULK
+  XD_ASM volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], 16384;" : : "r"(bar) : "memory");
+  XD_ASM volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], 8192, [%2];"
+                  : : "r"(sa_st), "l"(pa), "r"(bar) : "memory");
+  XD_ASM volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], 8192, [%2];"
+                  : : "r"(sb_st), "l"(pb), "r"(bar) : "memory");
+#endif
+}
+inline void xd_mmk_bar_wait(uint bar, uint phase) {
+#ifdef XD_NV_BULK
+  uint done = 0;
+  while (!done)
+    XD_ASM volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+                    : "=r"(done)
+                    : "r"(bar), "r"(phase)
+                    : "memory");
+#endif
+}
+inline void xd_mmk_proxy_fence(void) {
+#ifdef XD_NV_BULK
+  XD_ASM volatile("fence.proxy.async.shared::cta;" : : : "memory");
+#endif
+}
+
+// sa, sb: S tiles of A and of B. Unpacked (P = 0): each work-item copies its 16-byte chunks
+// with cp.async, S = XD_MMK_STAGES. Packed (P = 1): pa and pb hold A's and B's tiles already in the
+// stages' image (xd_gemm_pack_mma, below), tile (bt, t, kt) at ((bt * tiles + t) * steps + kt)
+// images of 512 chunks (pa0 and pb0, in chunks, where they start), and work-item 0 fills a stage with two bulk copies, S = XD_MMK_PSTAGES
+// with one mbarrier each in bars.
 inline void xd_gemm_mma(__global T* c, __global const T* a, __global const T* b, __global const T* in, const xd_gemm G,
-                        long row0, long batch0, __local uint4* sa, __local uint4* sb, const int NT) {
+                        long row0, long batch0, __local uint4* sa, __local uint4* sb, const int NT,
+                        __global const uint4* pa, __global const uint4* pb, __local ulong* bars, const int P, const int S) {
   const int tid = (int)get_local_id(0), lane = tid & 31, warp = tid >> 5;
   const int wm = warp >> 1, wn = warp & 1;  // the warp's 64 rows and 64 columns of the tile
 
@@ -155,24 +195,51 @@ inline void xd_gemm_mma(__global T* c, __global const T* a, __global const T* b,
 #pragma unroll
     for (int j = 0; j < 8; ++j) acc[i][j] = (float4)(0.0f);
 
+  // Packed: this tile's images of A and of B (m0 and n0 are multiples of 128).
+  const uint bar0 = P ? (uint)(ulong)bars : 0u;
+  if (P) {
+    pa += ((bt * ((G.m + 127) / 128) + m0 / 128) * steps) * XD_MMK_CHUNKS;
+    pb += ((bt * ((G.n + 127) / 128) + n0 / 128) * steps) * XD_MMK_CHUNKS;
+    if (tid == 0) xd_mmk_bar_init(bar0, S);
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+
 #pragma unroll
-  for (int s = 0; s < XD_MMK_STAGES - 1; ++s) {
+  for (int s = 0; s < S - 1; ++s) {
+    if (P) {
+      if (s < steps && tid == 0)
+        xd_mmk_bulk_stage(sa0 + s * stage_bytes, sb0 + s * stage_bytes, pa + s * XD_MMK_CHUNKS, pb + s * XD_MMK_CHUNKS,
+                          bar0 + 8u * s);
+      continue;
+    }
     if (s < steps) {
       xd_mmk_issue(ca, a, s, G.k, sa0 + s * stage_bytes);
       xd_mmk_issue(cb, b, s, G.k, sb0 + s * stage_bytes);
     }
     xd_mmk_commit();
   }
-  int use = 0, fill = XD_MMK_STAGES - 1;  // the stage computed on, the stage being filled
+  int use = 0, fill = S - 1;  // the stage computed on, the stage being filled
   for (int kt = 0; kt < steps; ++kt) {
-    xd_mmk_wait();
-    barrier(CLK_LOCAL_MEM_FENCE);  // step kt is in every work-item's view; stage `fill` is free
-    const int next = kt + XD_MMK_STAGES - 1;
-    if (next < steps) {
-      xd_mmk_issue(ca, a, next, G.k, sa0 + fill * stage_bytes);
-      xd_mmk_issue(cb, b, next, G.k, sb0 + fill * stage_bytes);
+    const int next = kt + S - 1;
+    if (P) {
+      xd_mmk_bar_wait(bar0 + 8u * use, (uint)(kt / S) & 1u);
+      barrier(CLK_LOCAL_MEM_FENCE);  // every work-item is done with stage `fill` (step kt - 1)
+      if (tid == 0 && next < steps) {
+        // The barrier ordered the other work-items' reads of `fill` before this point; the proxy
+        // fence orders them before the bulk copy's writes (which are another proxy's).
+        xd_mmk_proxy_fence();
+        xd_mmk_bulk_stage(sa0 + fill * stage_bytes, sb0 + fill * stage_bytes, pa + next * XD_MMK_CHUNKS,
+                          pb + next * XD_MMK_CHUNKS, bar0 + 8u * fill);
+      }
+    } else {
+      xd_mmk_wait();
+      barrier(CLK_LOCAL_MEM_FENCE);  // step kt is in every work-item's view; stage `fill` is free
+      if (next < steps) {
+        xd_mmk_issue(ca, a, next, G.k, sa0 + fill * stage_bytes);
+        xd_mmk_issue(cb, b, next, G.k, sb0 + fill * stage_bytes);
+      }
+      xd_mmk_commit();
     }
-    xd_mmk_commit();
     const uint ta = sa0 + use * stage_bytes, tb = sb0 + use * stage_bytes;
 #pragma unroll
     for (int kk = 0; kk < 2; ++kk) {  // two k16 steps of the 32
@@ -193,8 +260,8 @@ inline void xd_gemm_mma(__global T* c, __global const T* a, __global const T* b,
         }
       }
     }
-    use = use == XD_MMK_STAGES - 1 ? 0 : use + 1;
-    fill = fill == XD_MMK_STAGES - 1 ? 0 : fill + 1;
+    use = use == S - 1 ? 0 : use + 1;
+    fill = fill == S - 1 ? 0 : fill + 1;
   }
 
   // Accumulator (i, j) of lane (g, t): rows g and g + 8 of the 16, columns 2t and 2t + 1 of the 8.
@@ -217,7 +284,7 @@ __kernel __attribute__((reqd_work_group_size(XD_MMK_THREADS, 1, 1))) void xd_gem
     long batch0) {
   __local uint4 sa[XD_MMK_STAGES * XD_MMK_CHUNKS];
   __local uint4 sb[XD_MMK_STAGES * XD_MMK_CHUNKS];
-  xd_gemm_mma(c, a, b, in, G, row0, batch0, sa, sb, 0);
+  xd_gemm_mma(c, a, b, in, G, row0, batch0, sa, sb, 0, 0, 0, 0, 0, XD_MMK_STAGES);
 }
 
 __kernel __attribute__((reqd_work_group_size(XD_MMK_THREADS, 1, 1))) void xd_gemm_mma_nt(
@@ -225,7 +292,64 @@ __kernel __attribute__((reqd_work_group_size(XD_MMK_THREADS, 1, 1))) void xd_gem
     long batch0) {
   __local uint4 sa[XD_MMK_STAGES * XD_MMK_CHUNKS];
   __local uint4 sb[XD_MMK_STAGES * XD_MMK_CHUNKS];
-  xd_gemm_mma(c, a, b, in, G, row0, batch0, sa, sb, 1);
+  xd_gemm_mma(c, a, b, in, G, row0, batch0, sa, sb, 1, 0, 0, 0, 0, XD_MMK_STAGES);
+}
+
+#ifdef XD_NV_BULK
+// The packed form: A and B already in the stages' image (xd_gemm_pack_mma), so a stage is two
+// bulk copies of 8 KiB instead of 1024 copies of 16 bytes, whose rate caps the unpacked kernels
+// (docs/performance.md, "The copies' ceiling"). XD_MMK_PSTAGES stages: with their mbarriers they
+// must stay under NVIDIA's 48 KiB of local memory, so two.
+#define XD_MMK_PSTAGES 2
+__kernel __attribute__((reqd_work_group_size(XD_MMK_THREADS, 1, 1))) void xd_gemm_mma_packed_nn(
+    __global T* c, __global const uint4* pa, __global const uint4* pb, __global const T* in, const xd_gemm G,
+    long row0, long batch0, long pa0, long pb0) {
+  __local uint4 sa[XD_MMK_PSTAGES * XD_MMK_CHUNKS];
+  __local uint4 sb[XD_MMK_PSTAGES * XD_MMK_CHUNKS];
+  __local ulong bars[XD_MMK_PSTAGES];
+  xd_gemm_mma(c, 0, 0, in, G, row0, batch0, sa, sb, 0, pa + pa0, pb + pb0, bars, 1, XD_MMK_PSTAGES);
+}
+
+__kernel __attribute__((reqd_work_group_size(XD_MMK_THREADS, 1, 1))) void xd_gemm_mma_packed_nt(
+    __global T* c, __global const uint4* pa, __global const uint4* pb, __global const T* in, const xd_gemm G,
+    long row0, long batch0, long pa0, long pb0) {
+  __local uint4 sa[XD_MMK_PSTAGES * XD_MMK_CHUNKS];
+  __local uint4 sb[XD_MMK_PSTAGES * XD_MMK_CHUNKS];
+  __local ulong bars[XD_MMK_PSTAGES];
+  xd_gemm_mma(c, 0, 0, in, G, row0, batch0, sa, sb, 1, pa + pa0, pb + pb0, bars, 1, XD_MMK_PSTAGES);
+}
+
+#endif  // XD_NV_BULK
+
+// Packs one operand into the stages' image, one work-item per 16-byte chunk: image (bt, t, kt)
+// of the operand's `tiles` tiles of 128 rows (A's m, or B's n) and `steps` k steps of 32 holds at
+// chunk xd_mmk_at4(r, ch) the 8 elements of row t * 128 + r from k = kt * 32 + ch * 8 (A, and B
+// stored n x k: rows_k = 0), or, for B stored k x n (rows_k = 1), at xd_mmk_at16(kr, c16) the 8
+// elements of k row kt * 32 + kr from column t * 128 + c16 * 8: exactly what xd_gemm_mma's
+// cp.async copies would put in local memory, zeros outside the matrix included. `off`, `ld`
+// (elements between rows of the source) and `bs` (between batches) are multiples of 8, as are
+// the dense extent and k (xpu::plan_gemm's conditions), so a chunk is wholly inside or outside.
+__kernel void xd_gemm_pack_mma(__global uint4* dst, long dst0, __global const T* src, long off, long ld, long bs,
+                               long rows, long k, long tiles, long steps, long chunks, int rows_k) {
+  const long id = (long)get_global_id(0);
+  if (id >= chunks) return;
+  const int q = (int)(id % XD_MMK_CHUNKS);
+  const long image = id / XD_MMK_CHUNKS, kt = image % steps, t = (image / steps) % tiles, bt = image / (steps * tiles);
+  long row, col;
+  int at;
+  if (rows_k) {
+    const int kr = q >> 4, c16 = q & 15;
+    row = kt * 32 + kr, col = t * 128 + c16 * 8;
+    at = xd_mmk_at16(kr, c16);
+  } else {
+    const int r = q >> 2, ch = q & 3;
+    row = t * 128 + r, col = kt * 32 + ch * 8;
+    at = xd_mmk_at4(r, ch);
+  }
+  const int inside = rows_k ? (row < k && col < rows) : (row < rows && col < k);
+  uint4 v = (uint4)(0u);
+  if (inside) v = *(__global const uint4*)(src + off + bt * bs + row * ld + col);
+  dst[dst0 + image * XD_MMK_CHUNKS + at] = v;
 }
 
 // ---------------------------------------------------------------- decode shapes (M <= 16)

@@ -55,6 +55,7 @@ xpu::device_info launch_info(const device& d) {
   // Read once, when the first device is described (the plugin's init).
   static const bool int4_mma = plugin::option_flag(option_desc(option::int4_mma));
   static const bool matmul_mma = plugin::option_flag(option_desc(option::matmul_mma));
+  static const bool matmul_packed = plugin::option_flag(option_desc(option::matmul_packed));
   static const plugin::option_value tuning = plugin::read_option(option_desc(option::int4_tuning));
   static const int64_t rms_groups = plugin::option_integer(option_desc(option::rms_backward_groups));
   xpu::device_info i;
@@ -68,6 +69,7 @@ xpu::device_info launch_info(const device& d) {
   i.max_groups[1] = i.max_groups[2] = kMaxGridYZ;
   i.int4_mma = d.nv_mma && int4_mma;
   i.matmul_mma = d.nv_mma && matmul_mma;
+  i.matmul_packed = d.nv_bulk && matmul_mma && matmul_packed;
   i.matmul_dpas_sg = d.dpas_sub_group;
   i.matmul_dpas_emulated = d.dpas_emulated;
   i.matmul_dpas_why = d.dpas_why.c_str();

@@ -75,7 +75,11 @@ std::vector<Dims> matmul_dims(bool quick) {
                           // tensor-core tiles where a device has them (f16, bf16): B dense along n
                           // (nn) or along k (nt), rows and columns past a 128 tile, k past a step of 32
                           {1, 136, 264, 200},
-                          {2, 72, 40, 136, Layout::contiguous, Layout::transposed}};
+                          {2, 72, 40, 136, Layout::contiguous, Layout::transposed},
+                          // their packed form (m, n, k >= 256, where a device has it): whole and
+                          // partial tiles and k steps, batches, both B layouts
+                          {2, 264, 288, 272},
+                          {1, 300, 264, 392, Layout::contiguous, Layout::transposed}};
   if (!quick) {
     ms.push_back({2, 129, 257, 65});
     ms.push_back({1, 512, 512, 512});

@@ -124,6 +124,8 @@ std::string program_cache::build_options(const program_id& id) const {
   if (device_.int_dot) o += " -DXD_HAS_INT_DOT";
   // int4.cl's tensor-core kernel (inline PTX).
   if (device_.nv_mma) o += " -DXD_NV_MMA";
+  // matmul_mma.cl's packed kernels (the bulk copy engine, compute capability 9.0).
+  if (device_.nv_bulk) o += " -DXD_NV_BULK";
   // A program that is a variant of its source (matmul_dpas8/16: the sub-group size, matmul.cl's
   // epilogue only), and the DPAS builtins emulated where the device was told to (a test mode).
   const std::vector<std::string> variant = xpu::program_defines(id.source);

@@ -82,6 +82,7 @@ std::unique_ptr<device> describe(cl_platform_id p, cl_device_id id) {
     const cl_uint major = device_value<cl_uint>(id, kComputeCapabilityMajorNv, 0);
     d->nv_mma = major >= 8;
     d->nv_shfl = major >= 7;
+    d->nv_bulk = major >= 9;
   }
   d->global_memory = device_value<cl_ulong>(id, CL_DEVICE_GLOBAL_MEM_SIZE, 0);
   d->max_alloc = device_value<cl_ulong>(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE, 0);

@@ -34,6 +34,9 @@ struct device {
   // An NVIDIA GPU of compute capability >= 7.0: work-group reductions fold each warp through
   // inline-PTX shuffles (common.cl, -DXD_NV_SHFL).
   bool nv_shfl = false;
+  // An NVIDIA GPU of compute capability >= 9.0 (Hopper): the bulk copy engine and mbarriers with
+  // transaction counts, which matmul_mma.cl's packed kernels use (-DXD_NV_BULK).
+  bool nv_bulk = false;
   // matmul_dpas.cl's kernel (runtime/dpas.hpp: choose_dpas): the sub-group size it is built for (8
   // or 16; 0: not built), whether its builtins are emulated (XD_OPENCL_MATMUL_DPAS=emulate*), and
   // why, in words.
