@@ -147,9 +147,9 @@ gemm_pack pack_of(const gemm_args& g) {
   gemm_pack p;
   p.a_tiles = (g.m + 127) / 128;
   p.b_tiles = (g.n + 127) / 128;
-  p.steps = (g.k + 31) / 32;
-  p.a_chunks = g.batch * p.a_tiles * p.steps * 512;
-  p.b_chunks = g.batch * p.b_tiles * p.steps * 512;
+  p.steps = (g.k + 15) / 16;
+  p.a_chunks = g.batch * p.a_tiles * p.steps * 256;
+  p.b_chunks = g.batch * p.b_tiles * p.steps * 256;
   return p;
 }
 
@@ -197,7 +197,7 @@ gemm_plan plan_gemm(const gemm_args& g, int64_t wg, int64_t max_groups_yz, bool 
     p.local[0] = nv.local;
     p.local[1] = p.local[2] = 1;
     p.entry = nv.entry;
-    if (packed && g.m >= kPackedMin && g.n >= kPackedMin && g.k >= kPackedMin) {
+    if (packed && g.m >= kPackedMin && g.n >= kPackedMin) {
       p.packed = true;
       p.entry = std::strcmp(nv.entry, "xd_gemm_mma_nn") == 0 ? "xd_gemm_mma_packed_nn" : "xd_gemm_mma_packed_nt";
     }

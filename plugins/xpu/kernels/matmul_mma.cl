@@ -40,7 +40,8 @@
 #ifndef XD_MMK_STAGES
 #define XD_MMK_STAGES 3  // 48 KiB of local memory; 2 (32 KiB) is the other choice
 #endif
-#define XD_MMK_CHUNKS 512  // 16-byte chunks of one operand's tile: 128 x 32 halves
+#define XD_MMK_CHUNKS 512   // 16-byte chunks of one operand's tile: 128 x 32 halves
+#define XD_MMK_PCHUNKS 256  // ... of a packed stage's: 128 x 16 halves
 #define XD_MMK_THREADS 128  // 4 warps (xpu::plan_gemm launches work-groups of this size)
 #define XD_MMK_COPIES (XD_MMK_CHUNKS / XD_MMK_THREADS)  // chunks of each operand per work-item per step
 
@@ -95,10 +96,11 @@ inline void xd_mmk_issue(const xd_mmk_copies c, __global const T* fallback, int 
   }
 }
 
-// The packed form's stage copies (xd_gemm_mma_packed_*): one bulk copy of 8 KiB per operand into
+// The packed form's stage copies (xd_gemm_mma_packed_*): one bulk copy of 4 KiB per operand into
 // stage `st`, completing on its mbarrier `bar` (Hopper's bulk copy engine, PTX ISA 8.0, sm_90).
 // Without XD_NV_BULK (compute capability < 9.0, where ptxas rejects these instructions) they are
 // empty, and only the unpacked kernels, which never call them, exist.
+// `count` mbarriers from bar0, each expecting one arrival (work-item 0's, with the copies' bytes).
 inline void xd_mmk_bar_init(uint bar0, int count) {
 #ifdef XD_NV_BULK
   for (int s = 0; s < count; ++s) XD_ASM volatile("mbarrier.init.shared::cta.b64 [%0], 1;" : : "r"(bar0 + 8u * s) : "memory");
@@ -107,10 +109,10 @@ inline void xd_mmk_bar_init(uint bar0, int count) {
 }
 inline void xd_mmk_bulk_stage(uint sa_st, uint sb_st, __global const uint4* pa, __global const uint4* pb, uint bar) {
 #ifdef XD_NV_BULK
-  XD_ASM volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], 16384;" : : "r"(bar) : "memory");
-  XD_ASM volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], 8192, [%2];"
+  XD_ASM volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], 8192;" : : "r"(bar) : "memory");
+  XD_ASM volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], 4096, [%2];"
                   : : "r"(sa_st), "l"(pa), "r"(bar) : "memory");
-  XD_ASM volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], 8192, [%2];"
+  XD_ASM volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], 4096, [%2];"
                   : : "r"(sb_st), "l"(pb), "r"(bar) : "memory");
 #endif
 }
@@ -133,7 +135,7 @@ inline void xd_mmk_proxy_fence(void) {
 // sa, sb: S tiles of A and of B. Unpacked (P = 0): each work-item copies its 16-byte chunks
 // with cp.async, S = XD_MMK_STAGES. Packed (P = 1): pa and pb hold A's and B's tiles already in the
 // stages' image (xd_gemm_pack_mma, below), tile (bt, t, kt) at ((bt * tiles + t) * steps + kt)
-// images of 512 chunks (pa0 and pb0, in chunks, where they start), and work-item 0 fills a stage with two bulk copies, S = XD_MMK_PSTAGES
+// images of 256 chunks, k16 steps (pa0 and pb0, in chunks, where they start), and work-item 0 fills a stage with two bulk copies, S = XD_MMK_PSTAGES
 // with one mbarrier each in bars.
 inline void xd_gemm_mma(__global T* c, __global const T* a, __global const T* b, __global const T* in, const xd_gemm G,
                         long row0, long batch0, __local uint4* sa, __local uint4* sb, const int NT,
@@ -145,7 +147,7 @@ inline void xd_gemm_mma(__global T* c, __global const T* a, __global const T* b,
   xd_mmk_tile_origin(row0, &m0, &n0);
   const long bt = batch0 + (long)get_group_id(2);
   const long abase = G.a_off + bt * G.a_b, bbase = G.b_off + bt * G.b_b;
-  const int steps = (int)((G.k + 31) / 32);
+  const int steps = P ? (int)((G.k + 15) / 16) : (int)((G.k + 31) / 32);
 
   // Copies: A's rows r + 32 i (chunk ch along k), B's likewise in the nt layout; in the nn layout
   // B's k-rows kr + 8 i (chunk c16 along n). Each i lands 2048 bytes further in the stage.
@@ -172,18 +174,21 @@ inline void xd_gemm_mma(__global T* c, __global const T* a, __global const T* b,
     }
   }
   const uint sa0 = xd_mmk_shared(sa), sb0 = xd_mmk_shared(sb);
-  const uint stage_bytes = XD_MMK_CHUNKS * 16u;
+  // Packed stages are one k16 step (rows of 2 chunks, xd_mmk_at2), the others two (rows of 4).
+  const int KK = P ? 1 : 2;
+  const uint stage_bytes = P ? XD_MMK_PCHUNKS * 16u : XD_MMK_CHUNKS * 16u;
+  const uint a16 = P ? 512u : 1024u;  // bytes between A's 16-row tiles in a stage
 
-  // ldmatrix addresses within a stage (bytes), per k16 half kk: A's four 16-row tiles are 1024
-  // bytes apart; B's four 16-column pairs p (1024 bytes apart in the nt layout).
+  // ldmatrix addresses within a stage (bytes), per k16 half kk: A's four 16-row tiles are a16
+  // bytes apart; B's four 16-column pairs p.
   uint la[2], lb[2][4];
 #pragma unroll
-  for (int kk = 0; kk < 2; ++kk) {
-    la[kk] = xd_mmk_lda(wm * 64, lane, kk);
+  for (int kk = 0; kk < KK; ++kk) {
+    la[kk] = P ? xd_mmk_lda2(wm * 64, lane) : xd_mmk_lda(wm * 64, lane, kk);
 #pragma unroll
     for (int p = 0; p < 4; ++p) {
       if (NT)
-        lb[kk][p] = xd_mmk_ldb_nt(wn * 64 + p * 16, lane, kk);
+        lb[kk][p] = P ? xd_mmk_ldb2_nt(wn * 64 + p * 16, lane) : xd_mmk_ldb_nt(wn * 64 + p * 16, lane, kk);
       else
         lb[kk][p] = (uint)xd_mmk_at16(kk * 16 + (lane & 15), wn * 8 + p * 2 + (lane >> 4)) * 16u;
     }
@@ -198,8 +203,8 @@ inline void xd_gemm_mma(__global T* c, __global const T* a, __global const T* b,
   // Packed: this tile's images of A and of B (m0 and n0 are multiples of 128).
   const uint bar0 = P ? (uint)(ulong)bars : 0u;
   if (P) {
-    pa += ((bt * ((G.m + 127) / 128) + m0 / 128) * steps) * XD_MMK_CHUNKS;
-    pb += ((bt * ((G.n + 127) / 128) + n0 / 128) * steps) * XD_MMK_CHUNKS;
+    pa += ((bt * ((G.m + 127) / 128) + m0 / 128) * steps) * XD_MMK_PCHUNKS;
+    pb += ((bt * ((G.n + 127) / 128) + n0 / 128) * steps) * XD_MMK_PCHUNKS;
     if (tid == 0) xd_mmk_bar_init(bar0, S);
     barrier(CLK_LOCAL_MEM_FENCE);
   }
@@ -208,8 +213,8 @@ inline void xd_gemm_mma(__global T* c, __global const T* a, __global const T* b,
   for (int s = 0; s < S - 1; ++s) {
     if (P) {
       if (s < steps && tid == 0)
-        xd_mmk_bulk_stage(sa0 + s * stage_bytes, sb0 + s * stage_bytes, pa + s * XD_MMK_CHUNKS, pb + s * XD_MMK_CHUNKS,
-                          bar0 + 8u * s);
+        xd_mmk_bulk_stage(sa0 + s * stage_bytes, sb0 + s * stage_bytes, pa + s * XD_MMK_PCHUNKS,
+                          pb + s * XD_MMK_PCHUNKS, bar0 + 8u * s);
       continue;
     }
     if (s < steps) {
@@ -222,14 +227,16 @@ inline void xd_gemm_mma(__global T* c, __global const T* a, __global const T* b,
   for (int kt = 0; kt < steps; ++kt) {
     const int next = kt + S - 1;
     if (P) {
-      xd_mmk_bar_wait(bar0 + 8u * use, (uint)(kt / S) & 1u);
-      barrier(CLK_LOCAL_MEM_FENCE);  // every work-item is done with stage `fill` (step kt - 1)
+      xd_mmk_bar_wait(bar0 + 8u * use, (uint)(kt / S) & 1u);  // step kt has landed
+      // Every work-item is done with stage `fill` (step kt - 1) past the barrier, which orders
+      // their ldmatrix reads before work-item 0's proxy fence, and that before the bulk copy's
+      // writes (another proxy's). Per-stage "empty" mbarriers in place of the barrier measured the
+      // same (docs/performance.md).
+      barrier(CLK_LOCAL_MEM_FENCE);
       if (tid == 0 && next < steps) {
-        // The barrier ordered the other work-items' reads of `fill` before this point; the proxy
-        // fence orders them before the bulk copy's writes (which are another proxy's).
         xd_mmk_proxy_fence();
-        xd_mmk_bulk_stage(sa0 + fill * stage_bytes, sb0 + fill * stage_bytes, pa + next * XD_MMK_CHUNKS,
-                          pb + next * XD_MMK_CHUNKS, bar0 + 8u * fill);
+        xd_mmk_bulk_stage(sa0 + fill * stage_bytes, sb0 + fill * stage_bytes, pa + next * XD_MMK_PCHUNKS,
+                          pb + next * XD_MMK_PCHUNKS, bar0 + 8u * fill);
       }
     } else {
       xd_mmk_wait();
@@ -242,10 +249,10 @@ inline void xd_gemm_mma(__global T* c, __global const T* a, __global const T* b,
     }
     const uint ta = sa0 + use * stage_bytes, tb = sb0 + use * stage_bytes;
 #pragma unroll
-    for (int kk = 0; kk < 2; ++kk) {  // two k16 steps of the 32
+    for (int kk = 0; kk < KK; ++kk) {  // the stage's k16 steps
       uint af[4][4];
 #pragma unroll
-      for (int i = 0; i < 4; ++i) xd_mmk_ldsm(af[i], ta + la[kk] + i * 1024u);
+      for (int i = 0; i < 4; ++i) xd_mmk_ldsm(af[i], ta + la[kk] + i * a16);
 #pragma unroll
       for (int p = 0; p < 4; ++p) {
         uint r[4];
@@ -296,16 +303,18 @@ __kernel __attribute__((reqd_work_group_size(XD_MMK_THREADS, 1, 1))) void xd_gem
 }
 
 #ifdef XD_NV_BULK
-// The packed form: A and B already in the stages' image (xd_gemm_pack_mma), so a stage is two
-// bulk copies of 8 KiB instead of 1024 copies of 16 bytes, whose rate caps the unpacked kernels
-// (docs/performance.md, "The copies' ceiling"). XD_MMK_PSTAGES stages: with their mbarriers they
-// must stay under NVIDIA's 48 KiB of local memory, so two.
-#define XD_MMK_PSTAGES 2
+// The packed form: A and B already in the stages' image (xd_gemm_pack_mma), so a stage (one k16
+// step) is two bulk copies of 4 KiB instead of 512 copies of 16 bytes, whose rate caps the
+// unpacked kernels (docs/performance.md, "The copies' ceiling"). XD_MMK_PSTAGES stages of 8 KiB
+// (with their mbarriers under NVIDIA's 48 KiB of local memory).
+#ifndef XD_MMK_PSTAGES
+#define XD_MMK_PSTAGES 4
+#endif
 __kernel __attribute__((reqd_work_group_size(XD_MMK_THREADS, 1, 1))) void xd_gemm_mma_packed_nn(
     __global T* c, __global const uint4* pa, __global const uint4* pb, __global const T* in, const xd_gemm G,
     long row0, long batch0, long pa0, long pb0) {
-  __local uint4 sa[XD_MMK_PSTAGES * XD_MMK_CHUNKS];
-  __local uint4 sb[XD_MMK_PSTAGES * XD_MMK_CHUNKS];
+  __local uint4 sa[XD_MMK_PSTAGES * XD_MMK_PCHUNKS];
+  __local uint4 sb[XD_MMK_PSTAGES * XD_MMK_PCHUNKS];
   __local ulong bars[XD_MMK_PSTAGES];
   xd_gemm_mma(c, 0, 0, in, G, row0, batch0, sa, sb, 0, pa + pa0, pb + pb0, bars, 1, XD_MMK_PSTAGES);
 }
@@ -313,43 +322,43 @@ __kernel __attribute__((reqd_work_group_size(XD_MMK_THREADS, 1, 1))) void xd_gem
 __kernel __attribute__((reqd_work_group_size(XD_MMK_THREADS, 1, 1))) void xd_gemm_mma_packed_nt(
     __global T* c, __global const uint4* pa, __global const uint4* pb, __global const T* in, const xd_gemm G,
     long row0, long batch0, long pa0, long pb0) {
-  __local uint4 sa[XD_MMK_PSTAGES * XD_MMK_CHUNKS];
-  __local uint4 sb[XD_MMK_PSTAGES * XD_MMK_CHUNKS];
+  __local uint4 sa[XD_MMK_PSTAGES * XD_MMK_PCHUNKS];
+  __local uint4 sb[XD_MMK_PSTAGES * XD_MMK_PCHUNKS];
   __local ulong bars[XD_MMK_PSTAGES];
   xd_gemm_mma(c, 0, 0, in, G, row0, batch0, sa, sb, 1, pa + pa0, pb + pb0, bars, 1, XD_MMK_PSTAGES);
 }
 
 #endif  // XD_NV_BULK
 
-// Packs one operand into the stages' image, one work-item per 16-byte chunk: image (bt, t, kt)
-// of the operand's `tiles` tiles of 128 rows (A's m, or B's n) and `steps` k steps of 32 holds at
-// chunk xd_mmk_at4(r, ch) the 8 elements of row t * 128 + r from k = kt * 32 + ch * 8 (A, and B
-// stored n x k: rows_k = 0), or, for B stored k x n (rows_k = 1), at xd_mmk_at16(kr, c16) the 8
-// elements of k row kt * 32 + kr from column t * 128 + c16 * 8: exactly what xd_gemm_mma's
-// cp.async copies would put in local memory, zeros outside the matrix included. `off`, `ld`
+// Packs one operand into the packed stages' image, one work-item per 16-byte chunk: image
+// (bt, t, kt) of the operand's `tiles` tiles of 128 rows (A's m, or B's n) and `steps` k steps of
+// 16 holds at chunk xd_mmk_at2(r, ch) the 8 elements of row t * 128 + r from k = kt * 16 + ch * 8
+// (A, and B stored n x k: rows_k = 0), or, for B stored k x n (rows_k = 1), at xd_mmk_at16(kr,
+// c16) the 8 elements of k row kt * 16 + kr from column t * 128 + c16 * 8, zeros outside the
+// matrix: the layouts xd_gemm_mma's ldmatrix addresses read. `off`, `ld`
 // (elements between rows of the source) and `bs` (between batches) are multiples of 8, as are
 // the dense extent and k (xpu::plan_gemm's conditions), so a chunk is wholly inside or outside.
 __kernel void xd_gemm_pack_mma(__global uint4* dst, long dst0, __global const T* src, long off, long ld, long bs,
                                long rows, long k, long tiles, long steps, long chunks, int rows_k) {
   const long id = (long)get_global_id(0);
   if (id >= chunks) return;
-  const int q = (int)(id % XD_MMK_CHUNKS);
-  const long image = id / XD_MMK_CHUNKS, kt = image % steps, t = (image / steps) % tiles, bt = image / (steps * tiles);
+  const int q = (int)(id % XD_MMK_PCHUNKS);
+  const long image = id / XD_MMK_PCHUNKS, kt = image % steps, t = (image / steps) % tiles, bt = image / (steps * tiles);
   long row, col;
   int at;
   if (rows_k) {
     const int kr = q >> 4, c16 = q & 15;
-    row = kt * 32 + kr, col = t * 128 + c16 * 8;
+    row = kt * 16 + kr, col = t * 128 + c16 * 8;
     at = xd_mmk_at16(kr, c16);
   } else {
-    const int r = q >> 2, ch = q & 3;
-    row = t * 128 + r, col = kt * 32 + ch * 8;
-    at = xd_mmk_at4(r, ch);
+    const int r = q >> 1, ch = q & 1;
+    row = t * 128 + r, col = kt * 16 + ch * 8;
+    at = xd_mmk_at2(r, ch);
   }
   const int inside = rows_k ? (row < k && col < rows) : (row < rows && col < k);
   uint4 v = (uint4)(0u);
   if (inside) v = *(__global const uint4*)(src + off + bt * bs + row * ld + col);
-  dst[dst0 + image * XD_MMK_CHUNKS + at] = v;
+  dst[dst0 + image * XD_MMK_PCHUNKS + at] = v;
 }
 
 // ---------------------------------------------------------------- decode shapes (M <= 16)

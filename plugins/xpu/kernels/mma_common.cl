@@ -31,6 +31,9 @@ inline void xd_mmk_ldsm_t(uint* r, uint addr) {
 // different banks.
 inline int xd_mmk_at4(int r, int c) { return r * 4 + (c ^ ((r >> 1) & 3)); }
 inline int xd_mmk_at16(int r, int c) { return r * 16 + (c ^ (r & 7)); }
+// Rows of 2 chunks (the packed k16 stages): the eight rows of an ldmatrix matrix (r0 a multiple of
+// 8) fall on slots 2r and 2r + 1 XOR (r / 4) % 2 of 128 bytes, eight different ones.
+inline int xd_mmk_at2(int r, int c) { return r * 2 + (c ^ ((r >> 2) & 1)); }
 
 // ldmatrix addresses (bytes within a stage) in tiles of rows of 4 chunks: A's 16 rows from r0 for
 // the k16 half kk (mma's a0..a3), and B stored n x k, its 16 columns from n0 for the k16 half kk
@@ -40,6 +43,11 @@ inline uint xd_mmk_lda(int r0, int lane, int kk) {
 }
 inline uint xd_mmk_ldb_nt(int n0, int lane, int kk) {
   return (uint)xd_mmk_at4(n0 + (lane & 7) + ((lane >> 4) << 3), kk * 2 + ((lane >> 3) & 1)) * 16u;
+}
+// The same in rows of 2 chunks (one k16 step).
+inline uint xd_mmk_lda2(int r0, int lane) { return (uint)xd_mmk_at2(r0 + (lane & 15), lane >> 4) * 16u; }
+inline uint xd_mmk_ldb2_nt(int n0, int lane) {
+  return (uint)xd_mmk_at2(n0 + (lane & 7) + ((lane >> 4) << 3), (lane >> 3) & 1) * 16u;
 }
 
 // The origin of this work-group's 128 x 128 output tile, ordered in bands of 8 tile rows so that

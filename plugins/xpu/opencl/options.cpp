@@ -58,7 +58,7 @@ const xd_option_desc kOptions[] = {
      "1",
      "0: mm, addmm, bmm and baddbmm in f16 and bf16 never take the packed tensor-core kernels (operands packed into "
      "a workspace, then copied by Hopper's bulk copy engine) and copy with cp.async (to compare them); 1: they do "
-     "where the device has the bulk copy engine (compute capability 9.0) and m, n, k >= 256. Read when the plugin "
+     "where the device has the bulk copy engine (compute capability 9.0) and m, n >= 1024. Read when the plugin "
      "initialises."},
     {sizeof(xd_option_desc),
      "XD_OPENCL_MATMUL_DPAS",

@@ -84,18 +84,20 @@ TEST(XpuPlanGemm, TensorCoreKernelsTakeAlignedOperandsOfEitherBLayout) {
 
 std::string packed_entry(const gemm_args& g) { return xd::xpu::plan_gemm(g, 256, 65535, true, false, true).entry; }
 
-TEST(XpuPlanGemm, PackedTensorCoreKernelsTakeShapesOf256AndMoreWhereTheDeviceHasThem) {
+TEST(XpuPlanGemm, PackedTensorCoreKernelsTakeMAndNOf1024AndMoreWhereTheDeviceHasThem) {
   EXPECT_EQ(packed_entry(dense_gemm(4096, 4096, 4096)), "xd_gemm_mma_packed_nn");
-  EXPECT_EQ(packed_entry(dense_gemm(256, 256, 256)), "xd_gemm_mma_packed_nn");  // the smallest it takes
-  gemm_args g = dense_gemm(512, 11001, 4096);
-  g.b_k = 1, g.b_n = 4096;  // B stored n x k
+  EXPECT_EQ(packed_entry(dense_gemm(1024, 1024, 32)), "xd_gemm_mma_packed_nn");  // the smallest it takes
+  gemm_args g = dense_gemm(1030, 1025, 40);
+  g.b_k = 1, g.b_n = 40;  // B stored n x k
   EXPECT_EQ(packed_entry(g), "xd_gemm_mma_packed_nt");
   EXPECT_TRUE(xd::xpu::plan_gemm(g, 256, 65535, true, false, true).packed);
-  // Below 256 along any of m, n, k: the unpacked kernels, which need no workspace.
-  EXPECT_EQ(packed_entry(dense_gemm(255, 4096, 4096)), "xd_gemm_mma_nn");
-  EXPECT_EQ(packed_entry(dense_gemm(4096, 248, 4096)), "xd_gemm_mma_nn");
-  EXPECT_EQ(packed_entry(dense_gemm(4096, 4096, 248)), "xd_gemm_mma_nn");
-  EXPECT_FALSE(xd::xpu::plan_gemm(dense_gemm(255, 4096, 4096), 256, 65535, true, false, true).packed);
+  // Below 1024 rows or columns (llama_mlp's 512 tokens): the unpacked kernels, no workspace.
+  EXPECT_EQ(packed_entry(dense_gemm(1016, 4096, 4096)), "xd_gemm_mma_nn");
+  EXPECT_EQ(packed_entry(dense_gemm(4096, 1016, 4096)), "xd_gemm_mma_nn");
+  g = dense_gemm(512, 11008, 4096);
+  g.b_k = 1, g.b_n = 4096;
+  EXPECT_EQ(packed_entry(g), "xd_gemm_mma_nt");
+  EXPECT_FALSE(xd::xpu::plan_gemm(g, 256, 65535, true, false, true).packed);
   // Decode shapes, unaligned operands and devices without the tensor-core kernels: never packed.
   EXPECT_EQ(packed_entry(dense_gemm(16, 16384, 16384)), "xd_gemm_mma_skinny64_nn");
   g = dense_gemm(4096, 4096, 4096);
@@ -111,9 +113,9 @@ TEST(XpuPlanGemm, PackedOperandsAreWholeTilesOfWholeKStepsPerBatch) {
   const xd::xpu::gemm_pack p = xd::xpu::pack_of(g);
   EXPECT_EQ(p.a_tiles, 3);  // ceil(300 / 128)
   EXPECT_EQ(p.b_tiles, 2);  // ceil(200 / 128)
-  EXPECT_EQ(p.steps, 3);    // ceil(72 / 32)
-  EXPECT_EQ(p.a_chunks, 3 * 3 * 3 * 512);
-  EXPECT_EQ(p.b_chunks, 3 * 2 * 3 * 512);
+  EXPECT_EQ(p.steps, 5);    // ceil(72 / 16)
+  EXPECT_EQ(p.a_chunks, 3 * 3 * 5 * 256);
+  EXPECT_EQ(p.b_chunks, 3 * 2 * 5 * 256);
 }
 
 TEST(XpuPlanGemm, TensorCoreKernelsDeclineSkinnyUnalignedOrTransposedOperands) {

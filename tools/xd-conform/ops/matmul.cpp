@@ -76,10 +76,10 @@ std::vector<Dims> matmul_dims(bool quick) {
                           // (nn) or along k (nt), rows and columns past a 128 tile, k past a step of 32
                           {1, 136, 264, 200},
                           {2, 72, 40, 136, Layout::contiguous, Layout::transposed},
-                          // their packed form (m, n, k >= 256, where a device has it): whole and
-                          // partial tiles and k steps, batches, both B layouts
-                          {2, 264, 288, 272},
-                          {1, 300, 264, 392, Layout::contiguous, Layout::transposed}};
+                          // their packed form (m, n >= 1024, where a device has it): rows and
+                          // columns past a tile, k past a step of 16, batches, both B layouts
+                          {1, 1032, 48, 1040},
+                          {2, 1030, 40, 1025, Layout::contiguous, Layout::transposed}};
   if (!quick) {
     ms.push_back({2, 129, 257, 65});
     ms.push_back({1, 512, 512, 512});
