@@ -287,9 +287,19 @@ xd_status run_matmul(const xd_kernel_call* c) {
     }
     const gemm_args& g = call.args;
     const gemm_pack pk = pack_of(g);
-    const plugin::scratch ws = plugin::workspace(c, static_cast<uint64_t>(pk.a_chunks + pk.b_chunks) * 16);
-    const int64_t a0 = static_cast<int64_t>(ws.offset / 16), b0 = a0 + pk.a_chunks;
     const bool nn = std::strcmp(plan.entry, "xd_gemm_mma_packed_nn") == 0;
+    // The workspace is about the operands' size again; where the device cannot spare it, the
+    // unpacked kernel computes the same bits without one.
+    plugin::scratch ws;
+    if (c->workspace == nullptr) plugin::invalid("the host gave no workspace callback");
+    const uint64_t ws_bytes = static_cast<uint64_t>(pk.a_chunks + pk.b_chunks) * 16;
+    const xd_status st = c->workspace(c->workspace_ctx, ws_bytes, &ws.handle, &ws.offset);
+    if (st == XD_ERR_OUT_OF_MEMORY) {
+      launch_gemm(c, call, prog, nn ? "xd_gemm_mma_nn" : "xd_gemm_mma_nt", g, plan.local, plan.launches);
+      return;
+    }
+    if (st != XD_OK) plugin::fail(st, "no workspace of " + std::to_string(ws_bytes) + " bytes");
+    const int64_t a0 = static_cast<int64_t>(ws.offset / 16), b0 = a0 + pk.a_chunks;
     const auto pack = [&](int64_t dst0, const xd_view& src, int64_t off, int64_t ld, int64_t bs, int64_t rows,
                           int64_t tiles, int64_t chunks, int32_t rows_k) {
       launch k(c, prog, "xd_gemm_pack_mma");
