@@ -21,6 +21,8 @@
 // Run on the GPU machine (OCL_ICD_VENDORS reaching libnvidia-opencl.so.1): ./nv_copy_probe
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
+
+#include "nv_probe.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,32 +128,6 @@ static const char* src =
     "  out[get_global_id(0)] = acc;\n"
     "}\n";
 
-static char* build_log(cl_program p, cl_device_id dev) {
-  size_t ln = 0;
-  clGetProgramBuildInfo(p, dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &ln);
-  char* log = calloc(ln + 1, 1);
-  clGetProgramBuildInfo(p, dev, CL_PROGRAM_BUILD_LOG, ln, log, NULL);
-  for (char* c = log; *c; ++c)
-    if (*c == '\n') *c = ' ';
-  return log;
-}
-
-// s with every `from` replaced by `to` (a new string).
-static char* replace_all(const char* s, const char* from, const char* to) {
-  size_t count = 0;
-  for (const char* x = strstr(s, from); x; x = strstr(x + strlen(from), from)) ++count;
-  char* r = calloc(strlen(s) + count * strlen(to) + 1, 1);
-  char* o = r;
-  for (const char* x; (x = strstr(s, from)) != NULL; s = x + strlen(from)) {
-    memcpy(o, s, (size_t)(x - s));
-    o += x - s;
-    strcpy(o, to);
-    o += strlen(to);
-  }
-  strcpy(o, s);
-  return r;
-}
-
 // The program for `opts`: from source; where that fails (the driver's PTX .version may predate
 // the bulk copy), from source with the bulk lines hidden in PTX comments, then its PTX with them
 // uncommented and .version raised to 8.0, loaded as a binary (the route of nv_wgmma_probe.c).
@@ -162,7 +138,7 @@ static cl_program build(cl_context ctx, cl_device_id dev, const char* opts, cons
   err = clBuildProgram(p, 1, &dev, opts, NULL, NULL);
   *how = "source";
   if (err == CL_SUCCESS) return p;
-  char* log = build_log(p, dev);
+  char* log = log_of(p, dev);
   printf("    [%s] from source: build %d: %.400s\n", opts, err, log);
   free(log);
   clReleaseProgram(p);
@@ -170,26 +146,23 @@ static cl_program build(cl_context ctx, cl_device_id dev, const char* opts, cons
   p = clCreateProgramWithSource(ctx, 2, hidden, NULL, &err);
   err = clBuildProgram(p, 1, &dev, opts, NULL, NULL);
   if (err != CL_SUCCESS) {
-    log = build_log(p, dev);
+    log = log_of(p, dev);
     printf("    [%s] hidden: build %d: %.400s\n", opts, err, log);
     free(log);
     return NULL;
   }
-  size_t n = 0;
-  clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof n, &n, NULL);
-  unsigned char* bin = calloc(n + 1, 1);
-  clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL);
+  char* ptx = ptx_of(p);
   clReleaseProgram(p);
-  char* live = replace_all((const char*)bin, "// XD_BULK ", "");
+  char* live = replace_all(ptx, "// XD_BULK ", "");
   char* v = strstr(live, ".version ");
   if (v != NULL && (v[9] < '8' && v[10] == '.')) memcpy(v + 9, "8.0", 3);
-  n = strlen(live) + 1;
+  size_t n = strlen(live) + 1;
   cl_int status;
   p = clCreateProgramWithBinary(ctx, 1, &dev, &n, (const unsigned char**)&live, &status, &err);
   if (err == CL_SUCCESS) err = clBuildProgram(p, 1, &dev, "", NULL, NULL);
   *how = "ptx";
   if (err != CL_SUCCESS) {
-    log = build_log(p, dev);
+    log = log_of(p, dev);
     printf("    [%s] from PTX: build %d: %.400s\n", opts, err, log);
     free(log);
     return NULL;

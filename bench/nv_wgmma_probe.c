@@ -9,6 +9,8 @@
 // Run on the GPU machine (OCL_ICD_VENDORS reaching libnvidia-opencl.so.1): ./nv_wgmma_probe
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
+
+#include "nv_probe.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,40 +36,6 @@ static const char* src_mma =
     "  for (int i = 0; i < 8; ++i) s += d[i];\n"
     "  x[get_global_id(0)] += s;\n"
     "}\n";
-
-static char* log_of(cl_program p, cl_device_id dev) {
-  size_t n = 0;
-  clGetProgramBuildInfo(p, dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &n);
-  char* log = calloc(n + 1, 1);
-  clGetProgramBuildInfo(p, dev, CL_PROGRAM_BUILD_LOG, n, log, NULL);
-  for (char* c = log; *c; ++c)
-    if (*c == '\n') *c = ' ';
-  return log;
-}
-
-static char* ptx_of(cl_program p) {
-  size_t n = 0;
-  clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof n, &n, NULL);
-  unsigned char* b = calloc(n + 1, 1);
-  clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof b, &b, NULL);
-  return (char*)b;
-}
-
-// s with every `from` replaced by `to` (a new string).
-static char* replace_all(const char* s, const char* from, const char* to) {
-  size_t count = 0;
-  for (const char* a = strstr(s, from); a; a = strstr(a + strlen(from), from)) ++count;
-  char* r = calloc(strlen(s) + count * strlen(to) + 1, 1);
-  char* o = r;
-  for (const char* a; (a = strstr(s, from)) != NULL; s = a + strlen(from)) {
-    memcpy(o, s, (size_t)(a - s));
-    o += a - s;
-    strcpy(o, to);
-    o += strlen(to);
-  }
-  strcpy(o, s);
-  return r;
-}
 
 static const char* target_line(const char* ptx, char* out, size_t size) {
   const char* t = strstr(ptx, ".target");

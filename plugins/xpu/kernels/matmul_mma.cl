@@ -310,24 +310,18 @@ __kernel __attribute__((reqd_work_group_size(XD_MMK_THREADS, 1, 1))) void xd_gem
 #ifndef XD_MMK_PSTAGES
 #define XD_MMK_PSTAGES 4
 #endif
-__kernel __attribute__((reqd_work_group_size(XD_MMK_THREADS, 1, 1))) void xd_gemm_mma_packed_nn(
-    __global T* c, __global const uint4* pa, __global const uint4* pb, __global const T* in, const xd_gemm G,
-    long row0, long batch0, long pa0, long pb0) {
-  __local uint4 sa[XD_MMK_PSTAGES * XD_MMK_PCHUNKS];
-  __local uint4 sb[XD_MMK_PSTAGES * XD_MMK_PCHUNKS];
-  __local ulong bars[XD_MMK_PSTAGES];
-  xd_gemm_mma(c, 0, 0, in, G, row0, batch0, sa, sb, 0, pa + pa0, pb + pb0, bars, 1, XD_MMK_PSTAGES);
-}
-
-__kernel __attribute__((reqd_work_group_size(XD_MMK_THREADS, 1, 1))) void xd_gemm_mma_packed_nt(
-    __global T* c, __global const uint4* pa, __global const uint4* pb, __global const T* in, const xd_gemm G,
-    long row0, long batch0, long pa0, long pb0) {
-  __local uint4 sa[XD_MMK_PSTAGES * XD_MMK_PCHUNKS];
-  __local uint4 sb[XD_MMK_PSTAGES * XD_MMK_PCHUNKS];
-  __local ulong bars[XD_MMK_PSTAGES];
-  xd_gemm_mma(c, 0, 0, in, G, row0, batch0, sa, sb, 1, pa + pa0, pb + pb0, bars, 1, XD_MMK_PSTAGES);
-}
-
+// One kernel per B layout; NT as in xd_gemm_mma.
+#define XD_MMK_PACKED_KERNEL(NAME, NT)                                                                           \
+  __kernel __attribute__((reqd_work_group_size(XD_MMK_THREADS, 1, 1))) void NAME(                              \
+      __global T* c, __global const uint4* pa, __global const uint4* pb, __global const T* in, const xd_gemm G, \
+      long row0, long batch0, long pa0, long pb0) {                                                            \
+    __local uint4 sa[XD_MMK_PSTAGES * XD_MMK_PCHUNKS];                                                         \
+    __local uint4 sb[XD_MMK_PSTAGES * XD_MMK_PCHUNKS];                                                         \
+    __local ulong bars[XD_MMK_PSTAGES];                                                                        \
+    xd_gemm_mma(c, 0, 0, in, G, row0, batch0, sa, sb, NT, pa + pa0, pb + pb0, bars, 1, XD_MMK_PSTAGES);        \
+  }
+XD_MMK_PACKED_KERNEL(xd_gemm_mma_packed_nn, 0)
+XD_MMK_PACKED_KERNEL(xd_gemm_mma_packed_nt, 1)
 #endif  // XD_NV_BULK
 
 // Packs one operand into the packed stages' image, one work-item per 16-byte chunk: image
