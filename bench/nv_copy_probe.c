@@ -181,14 +181,9 @@ static double median(double* v, int n) {
 }
 
 int main(void) {
-  cl_platform_id platform;
   cl_device_id dev;
   cl_int err;
-  if (clGetPlatformIDs(1, &platform, NULL) != CL_SUCCESS ||
-      clGetDeviceIDs(platform, CL_DEVICE_TYPE_GPU, 1, &dev, NULL) != CL_SUCCESS) {
-    fprintf(stderr, "no OpenCL GPU\n");
-    return 2;
-  }
+  if (!first_gpu(&dev)) return 2;
   char name[256];
   cl_uint cus = 0;
   clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof name, name, NULL);

@@ -4,6 +4,7 @@
 #pragma once
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,4 +45,15 @@ static char* replace_all(const char* s, const char* from, const char* to) {
   }
   strcpy(o, s);
   return r;
+}
+
+// The first GPU of the first platform into *dev; 0 (with a message) when there is none.
+static int first_gpu(cl_device_id* dev) {
+  cl_platform_id platform;
+  if (clGetPlatformIDs(1, &platform, NULL) != CL_SUCCESS ||
+      clGetDeviceIDs(platform, CL_DEVICE_TYPE_GPU, 1, dev, NULL) != CL_SUCCESS) {
+    fprintf(stderr, "no OpenCL GPU\n");
+    return 0;
+  }
+  return 1;
 }

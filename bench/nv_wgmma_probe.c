@@ -90,14 +90,9 @@ static void from_ptx(cl_context ctx, cl_device_id dev, cl_command_queue q, const
 }
 
 int main(void) {
-  cl_platform_id platform;
   cl_device_id dev;
   cl_int err;
-  if (clGetPlatformIDs(1, &platform, NULL) != CL_SUCCESS ||
-      clGetDeviceIDs(platform, CL_DEVICE_TYPE_GPU, 1, &dev, NULL) != CL_SUCCESS) {
-    fprintf(stderr, "no OpenCL GPU\n");
-    return 2;
-  }
+  if (!first_gpu(&dev)) return 2;
   char name[256];
   clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof name, name, NULL);
   printf("device %s\n", name);
