@@ -20,21 +20,22 @@
 // Build here: gcc -O1 bench/nv_copy_probe.c -o nv_copy_probe -lOpenCL
 // Run on the GPU machine (OCL_ICD_VENDORS reaching libnvidia-opencl.so.1): ./nv_copy_probe
 #define CL_TARGET_OPENCL_VERSION 120
+#include "nv_probe.h"
+
 #include <CL/cl.h>
 
-#include "nv_probe.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static const char* src =
     "#if MODE == 2\n"
-    "#define R 128\n"                                /* packed: the GEMM's tiles */
+    "#define R 128\n" /* packed: the GEMM's tiles */
     "#else\n"
-    "#define R (8192 / ROW)\n"                       /* rows of A and of B per tile */
+    "#define R (8192 / ROW)\n" /* rows of A and of B per tile */
     "#endif\n"
-    "#define T (4096 / R)\n"                         /* tiles along m and along n */
-    "#define STEPS (8192 / ROW)\n"                   /* k steps per tile */
+    "#define T (4096 / R)\n"       /* tiles along m and along n */
+    "#define STEPS (8192 / ROW)\n" /* k steps per tile */
     "#define STAGE_OPS (MODE == 2 ? 1 : R)\n"
     "#define PITCH (PAD ? ROW + 16 : ROW)\n"
     "#define STAGE_BYTES (2 * R * PITCH)\n"
@@ -45,7 +46,8 @@ static const char* src =
     "  *m0 = (long)(band * 8 + in % 8) * R; *n0 = (long)(in / 8) * R;\n"
     "}\n"
     "#if MODE == 0\n"
-    "inline void issue(__global const ushort* a, __global const ushort* b, long m0, long n0, int kt, uint st, int tid) {\n"
+    "inline void issue(__global const ushort* a, __global const ushort* b, long m0, long n0, int kt, uint st, int tid) "
+    "{\n"
     "  for (int i = 0; i < 4; ++i) {\n"
     "    const int c = tid + 128 * i, row = c / (ROW / 16), ch = c % (ROW / 16);\n"
     "    const uint da = st + row * PITCH + ch * 16, db = da + R * PITCH;\n"
@@ -57,30 +59,37 @@ static const char* src =
     "  asm volatile(\"cp.async.commit_group;\" ::: \"memory\");\n"
     "}\n"
     "#else\n"
-    "inline void issue(__global const ushort* a, __global const ushort* b, long m0, long n0, int kt, uint st, uint bar, int tid) {\n"
-    "  if (tid == 0) asm volatile(BM \"mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\" :: \"r\"(bar), \"r\"(2 * R * ROW) : \"memory\");\n"
+    "inline void issue(__global const ushort* a, __global const ushort* b, long m0, long n0, int kt, uint st, uint "
+    "bar, int tid) {\n"
+    "  if (tid == 0) asm volatile(BM \"mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\" :: \"r\"(bar), \"r\"(2 "
+    "* R * ROW) : \"memory\");\n"
     "#if MODE == 2\n"
-    "  if (tid == 0) {\n"  /* a packed tile step: R rows of ROW bytes, contiguous, one copy each */
+    "  if (tid == 0) {\n" /* a packed tile step: R rows of ROW bytes, contiguous, one copy each */
     "    const uint da = st, db = st + R * ROW;\n"
     "    __global const ushort* sa = a + ((m0 / R) * STEPS + kt) * (R * ROW / 2);\n"
     "    __global const ushort* sb = b + ((n0 / R) * STEPS + kt) * (R * ROW / 2);\n"
-    "    asm volatile(BM \"cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %3, [%2];\" :: \"r\"(da), \"l\"(sa), \"r\"(bar), \"n\"(R * ROW) : \"memory\");\n"
-    "    asm volatile(BM \"cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %3, [%2];\" :: \"r\"(db), \"l\"(sb), \"r\"(bar), \"n\"(R * ROW) : \"memory\");\n"
+    "    asm volatile(BM \"cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %3, [%2];\" "
+    ":: \"r\"(da), \"l\"(sa), \"r\"(bar), \"n\"(R * ROW) : \"memory\");\n"
+    "    asm volatile(BM \"cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %3, [%2];\" "
+    ":: \"r\"(db), \"l\"(sb), \"r\"(bar), \"n\"(R * ROW) : \"memory\");\n"
     "  }\n"
     "#else\n"
     "  if (tid < R) {\n"
     "    const uint da = st + tid * PITCH, db = da + R * PITCH;\n"
     "    __global const ushort* sa = a + (m0 + tid) * 4096 + kt * (ROW / 2);\n"
     "    __global const ushort* sb = b + (n0 + tid) * 4096 + kt * (ROW / 2);\n"
-    "    asm volatile(BM \"cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %3, [%2];\" :: \"r\"(da), \"l\"(sa), \"r\"(bar), \"n\"(ROW) : \"memory\");\n"
-    "    asm volatile(BM \"cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %3, [%2];\" :: \"r\"(db), \"l\"(sb), \"r\"(bar), \"n\"(ROW) : \"memory\");\n"
+    "    asm volatile(BM \"cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %3, [%2];\" "
+    ":: \"r\"(da), \"l\"(sa), \"r\"(bar), \"n\"(ROW) : \"memory\");\n"
+    "    asm volatile(BM \"cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %3, [%2];\" "
+    ":: \"r\"(db), \"l\"(sb), \"r\"(bar), \"n\"(ROW) : \"memory\");\n"
     "  }\n"
     "#endif\n"
     "}\n"
     "inline void wait_bar(uint bar, uint phase) {\n"
     "  uint done = 0;\n"
     "  while (!done)\n"
-    "    asm volatile(BM \"{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }\"\n"
+    "    asm volatile(BM \"{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; "
+    "}\"\n"
     "                 : \"=r\"(done) : \"r\"(bar), \"r\"(phase) : \"memory\");\n"
     "}\n"
     "#endif\n"
@@ -93,7 +102,8 @@ static const char* src =
     "#if MODE != 0\n"
     "  __local ulong bars[STAGES];\n"
     "  if (tid == 0) {\n"
-    "    for (int s = 0; s < STAGES; ++s) asm volatile(BM \"mbarrier.init.shared::cta.b64 [%0], 1;\" :: \"r\"(sh(&bars[s])) : \"memory\");\n"
+    "    for (int s = 0; s < STAGES; ++s) asm volatile(BM \"mbarrier.init.shared::cta.b64 [%0], 1;\" :: "
+    "\"r\"(sh(&bars[s])) : \"memory\");\n"
     "    asm volatile(BM \"fence.mbarrier_init.release.cluster;\" ::: \"memory\");\n"
     "  }\n"
     "  barrier(CLK_LOCAL_MEM_FENCE);\n"
@@ -108,18 +118,21 @@ static const char* src =
     "      if (STAGES == 3) asm volatile(\"cp.async.wait_group 1;\" ::: \"memory\");\n"
     "      else asm volatile(\"cp.async.wait_group 0;\" ::: \"memory\");\n"
     "      barrier(CLK_LOCAL_MEM_FENCE);\n"
-    "      if (kt + STAGES - 1 < STEPS) issue(a, b, m0, n0, kt + STAGES - 1, base + ((kt + STAGES - 1) % STAGES) * STAGE_BYTES, tid);\n"
+    "      if (kt + STAGES - 1 < STEPS) issue(a, b, m0, n0, kt + STAGES - 1, base + ((kt + STAGES - 1) % STAGES) * "
+    "STAGE_BYTES, tid);\n"
     "      else asm volatile(\"cp.async.commit_group;\" ::: \"memory\");\n"
     "      acc += ((__local const uint*)ring)[(kt % STAGES) * (STAGE_BYTES / 4) + tid];\n"
     "    }\n"
     "    barrier(CLK_LOCAL_MEM_FENCE);\n"
     "#else\n"
-    "    for (int s = 0; s < STAGES - 1; ++s, ++uses) issue(a, b, m0, n0, s, base + (uses % STAGES) * STAGE_BYTES, sh(&bars[uses % STAGES]), tid);\n"
+    "    for (int s = 0; s < STAGES - 1; ++s, ++uses) issue(a, b, m0, n0, s, base + (uses % STAGES) * STAGE_BYTES, "
+    "sh(&bars[uses % STAGES]), tid);\n"
     "    for (int kt = 0; kt < STEPS; ++kt, ++waits) {\n"
     "      wait_bar(sh(&bars[waits % STAGES]), (waits / STAGES) & 1);\n"
     "      barrier(CLK_LOCAL_MEM_FENCE);\n"
     "      asm volatile(BM \"fence.proxy.async.shared::cta;\" ::: \"memory\");\n"
-    "      if (kt + STAGES - 1 < STEPS) { issue(a, b, m0, n0, kt + STAGES - 1, base + (uses % STAGES) * STAGE_BYTES, sh(&bars[uses % STAGES]), tid); ++uses; }\n"
+    "      if (kt + STAGES - 1 < STEPS) { issue(a, b, m0, n0, kt + STAGES - 1, base + (uses % STAGES) * STAGE_BYTES, "
+    "sh(&bars[uses % STAGES]), tid); ++uses; }\n"
     "      acc += ((__local const uint*)ring)[(waits % STAGES) * (STAGE_BYTES / 4) + tid];\n"
     "    }\n"
     "    barrier(CLK_LOCAL_MEM_FENCE);\n"
@@ -200,12 +213,12 @@ int main(void) {
 
   // mode, stages, padded rows, work-groups per compute unit, bytes per row and step, one band only
   static const int variants[][6] = {
-      {0, 3, 0, 2, 64, 0},  {0, 3, 0, 2, 128, 0}, {0, 3, 0, 4, 128, 0}, {0, 3, 0, 2, 64, 1},
-      {1, 2, 0, 4, 64, 0},  {1, 2, 0, 4, 256, 0}, {1, 2, 0, 6, 256, 0}, {2, 2, 0, 2, 64, 0},
-      {2, 2, 0, 3, 64, 0},  {2, 2, 0, 4, 64, 0},  {2, 4, 0, 2, 32, 0},  {2, 5, 0, 2, 32, 0},
-      {2, 5, 0, 3, 32, 0},  {2, 3, 0, 3, 32, 0},
+      {0, 3, 0, 2, 64, 0},  {0, 3, 0, 2, 128, 0}, {0, 3, 0, 4, 128, 0}, {0, 3, 0, 2, 64, 1}, {1, 2, 0, 4, 64, 0},
+      {1, 2, 0, 4, 256, 0}, {1, 2, 0, 6, 256, 0}, {2, 2, 0, 2, 64, 0},  {2, 2, 0, 3, 64, 0}, {2, 2, 0, 4, 64, 0},
+      {2, 4, 0, 2, 32, 0},  {2, 5, 0, 2, 32, 0},  {2, 5, 0, 3, 32, 0},  {2, 3, 0, 3, 32, 0},
   };
-  printf("%-9s %6s %4s %6s %5s %5s %10s %8s %14s\n", "copy", "stages", "pad", "wg/cu", "row", "same", "ms", "TB/s", "GEMM TFLOP/s");
+  printf("%-9s %6s %4s %6s %5s %5s %10s %8s %14s\n", "copy", "stages", "pad", "wg/cu", "row", "same", "ms", "TB/s",
+         "GEMM TFLOP/s");
   for (size_t v = 0; v < sizeof variants / sizeof variants[0]; ++v) {
     const int mode = variants[v][0], stages = variants[v][1], pad = variants[v][2], wgs = variants[v][3];
     const int row = variants[v][4], same = variants[v][5];
@@ -238,7 +251,8 @@ int main(void) {
     }
     if (ok) {
       // (4096 / R)^2 tiles of 2 R 8192 bytes; a 128 x 128-tile GEMM moves 16 KiB per 2^20 flops.
-      const double t = median(ms, 10), rows = mode == 2 ? 128.0 : 8192.0 / row, bytes = (4096.0 / rows) * (4096.0 / rows) * 2 * rows * 8192, tbs = bytes / t * 1e-9;
+      const double t = median(ms, 10), rows = mode == 2 ? 128.0 : 8192.0 / row,
+                   bytes = (4096.0 / rows) * (4096.0 / rows) * 2 * rows * 8192, tbs = bytes / t * 1e-9;
       printf("%-9s %6d %4d %6d %5d %5d %10.4f %8.2f %14.1f  (%s)\n", what, stages, pad, wgs, row, same, t, tbs,
              tbs * 1e12 / 16384 * 1048576 * 1e-12, how);
     }

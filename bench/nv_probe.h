@@ -4,6 +4,7 @@
 #pragma once
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
