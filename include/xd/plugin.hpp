@@ -228,12 +228,20 @@ struct scratch {
   void* handle = nullptr;
   uint64_t offset = 0;  // bytes
 };
-inline scratch workspace(const xd_kernel_call* c, uint64_t nbytes) {
+// try_workspace: the same, but nullopt where the host has no memory to give
+// (XD_ERR_OUT_OF_MEMORY), for a kernel that can run its call without one; other failures throw.
+inline std::optional<scratch> try_workspace(const xd_kernel_call* c, uint64_t nbytes) {
   scratch s;
   if (c->workspace == nullptr) invalid("the host gave no workspace callback");
   const xd_status st = c->workspace(c->workspace_ctx, nbytes, &s.handle, &s.offset);
+  if (st == XD_ERR_OUT_OF_MEMORY) return std::nullopt;
   if (st != XD_OK) fail(st, "no workspace of " + std::to_string(nbytes) + " bytes");
   return s;
+}
+inline scratch workspace(const xd_kernel_call* c, uint64_t nbytes) {
+  const std::optional<scratch> s = try_workspace(c, nbytes);
+  if (!s) fail(XD_ERR_OUT_OF_MEMORY, "no workspace of " + std::to_string(nbytes) + " bytes");
+  return *s;
 }
 
 // ---------------------------------------------------------------- declining a call (ABI 1.2)

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <string>
 
 namespace xd::xpu {
@@ -78,6 +79,7 @@ struct nv_kernel {
   int64_t tile = 0;
   int64_t local = 0;
   bool skinny = false;
+  bool nn = false;  // B dense along n (else along k)
 };
 
 // The kernel for these operands (see plan_gemm), or none. `mma`: f16/bf16 on the tensor cores;
@@ -93,7 +95,7 @@ nv_kernel nv_kernel_for(const gemm_args& g, bool mma, bool async_f32) {
   if (!whole(g.b_off) || !whole(g.b_b)) return {};
   const bool nn = g.b_n == 1 && whole(g.b_k) && whole(g.n);
   if (!nn && !(g.b_k == 1 && whole(g.b_n))) return {};
-  if (!skinny) return {nn ? "xd_gemm_mma_nn" : "xd_gemm_mma_nt", 128, 128, false};
+  if (!skinny) return {nn ? "xd_gemm_mma_nn" : "xd_gemm_mma_nt", 128, 128, false, nn};
   // Wide B: 64 columns per work-group, so that A (read once per work-group) costs half as much per
   // byte of B (16384 x 16384 bf16, M = 16, on an H100: 0.314 -> 0.225 ms); narrower B keeps 32 for
   // the work-groups' number. The f32 form then runs four warps (its stages of 64 columns fill
@@ -199,7 +201,9 @@ gemm_plan plan_gemm(const gemm_args& g, int64_t wg, int64_t max_groups_yz, bool 
     p.entry = nv.entry;
     if (packed && g.m >= kPackedMin && g.n >= kPackedMin) {
       p.packed = true;
-      p.entry = std::strcmp(nv.entry, "xd_gemm_mma_nn") == 0 ? "xd_gemm_mma_packed_nn" : "xd_gemm_mma_packed_nt";
+      p.unpacked_entry = nv.entry;
+      p.b_rows_k = nv.nn;
+      p.entry = nv.nn ? "xd_gemm_mma_packed_nn" : "xd_gemm_mma_packed_nt";
     }
   }
   p.launches = cut_grid(g, p.tile, p.tile, max_groups_yz);
@@ -287,18 +291,15 @@ xd_status run_matmul(const xd_kernel_call* c) {
     }
     const gemm_args& g = call.args;
     const gemm_pack pk = pack_of(g);
-    const bool nn = std::strcmp(plan.entry, "xd_gemm_mma_packed_nn") == 0;
     // The workspace is about the operands' size again; where the device cannot spare it, the
     // unpacked kernel computes the same bits without one.
-    plugin::scratch ws;
-    if (c->workspace == nullptr) plugin::invalid("the host gave no workspace callback");
-    const uint64_t ws_bytes = static_cast<uint64_t>(pk.a_chunks + pk.b_chunks) * 16;
-    const xd_status st = c->workspace(c->workspace_ctx, ws_bytes, &ws.handle, &ws.offset);
-    if (st == XD_ERR_OUT_OF_MEMORY) {
-      launch_gemm(c, call, prog, nn ? "xd_gemm_mma_nn" : "xd_gemm_mma_nt", g, plan.local, plan.launches);
+    const std::optional<plugin::scratch> space =
+        plugin::try_workspace(c, static_cast<uint64_t>(pk.a_chunks + pk.b_chunks) * 16);
+    if (!space) {
+      launch_gemm(c, call, prog, plan.unpacked_entry, g, plan.local, plan.launches);
       return;
     }
-    if (st != XD_OK) plugin::fail(st, "no workspace of " + std::to_string(ws_bytes) + " bytes");
+    const plugin::scratch& ws = *space;
     const int64_t a0 = static_cast<int64_t>(ws.offset / 16), b0 = a0 + pk.a_chunks;
     const auto pack = [&](int64_t dst0, const xd_view& src, int64_t off, int64_t ld, int64_t bs, int64_t rows,
                           int64_t tiles, int64_t chunks, int32_t rows_k) {
@@ -308,7 +309,8 @@ xd_status run_matmul(const xd_kernel_call* c) {
       k.run_items(static_cast<uint64_t>(chunks));
     };
     pack(a0, *call.a, g.a_off, g.a_m, g.a_b, g.m, pk.a_tiles, pk.a_chunks, 0);
-    pack(b0, *call.b, g.b_off, nn ? g.b_k : g.b_n, g.b_b, g.n, pk.b_tiles, pk.b_chunks, nn ? 1 : 0);
+    pack(b0, *call.b, g.b_off, plan.b_rows_k ? g.b_k : g.b_n, g.b_b, g.n, pk.b_tiles, pk.b_chunks,
+         plan.b_rows_k ? 1 : 0);
     for (const gemm_launch& l : plan.launches) {
       launch k(c, prog, plan.entry);
       k.buffer(*call.out).buffer(ws.handle).buffer(ws.handle).buffer(*call.input).value(g).value(l.row0);

@@ -52,8 +52,11 @@ struct gemm_plan {
   const char* entry = nullptr;
   std::vector<gemm_launch> launches;  // the grid cut where rows or batches exceed max_groups_yz
   // xd_gemm_mma_packed_*: A and B are first packed into a workspace by xd_gemm_pack_mma, as
-  // `pack` counts them.
+  // pack_of counts them; `unpacked_entry` runs the same call without one (xd_gemm_mma_nn / _nt),
+  // and `b_rows_k` says B is stored k x n (the nn layout), which the packing reads by k rows.
   bool packed = false;
+  const char* unpacked_entry = nullptr;
+  bool b_rows_k = false;
 };
 // The packed operands of xd_gemm_mma_packed_*: per batch, A's ceil(m / 128) tiles and B's
 // ceil(n / 128), each ceil(k / 16) images of 256 chunks of 16 bytes (one stage of the kernel).

@@ -133,10 +133,10 @@ inline void xd_mmk_proxy_fence(void) {
 }
 
 // sa, sb: S tiles of A and of B. Unpacked (P = 0): each work-item copies its 16-byte chunks
-// with cp.async, S = XD_MMK_STAGES. Packed (P = 1): pa and pb hold A's and B's tiles already in the
-// stages' image (xd_gemm_pack_mma, below), tile (bt, t, kt) at ((bt * tiles + t) * steps + kt)
-// images of 256 chunks, k16 steps (pa0 and pb0, in chunks, where they start), and work-item 0 fills a stage with two bulk copies, S = XD_MMK_PSTAGES
-// with one mbarrier each in bars.
+// with cp.async, S = XD_MMK_STAGES. Packed (P = 1): pa and pb hold A's and B's tiles already in
+// the stages' image (xd_gemm_pack_mma, below): tile (bt, t, kt) of k16 steps at ((bt * tiles + t)
+// * steps + kt) images of 256 chunks; work-item 0 fills a stage with two bulk copies,
+// S = XD_MMK_PSTAGES with one mbarrier each in bars.
 inline void xd_gemm_mma(__global T* c, __global const T* a, __global const T* b, __global const T* in, const xd_gemm G,
                         long row0, long batch0, __local uint4* sa, __local uint4* sb, const int NT,
                         __global const uint4* pa, __global const uint4* pb, __local ulong* bars, const int P, const int S) {

@@ -90,7 +90,13 @@ TEST(XpuPlanGemm, PackedTensorCoreKernelsTakeMAndNOf1024AndMoreWhereTheDeviceHas
   gemm_args g = dense_gemm(1030, 1025, 40);
   g.b_k = 1, g.b_n = 40;  // B stored n x k
   EXPECT_EQ(packed_entry(g), "xd_gemm_mma_packed_nt");
-  EXPECT_TRUE(xd::xpu::plan_gemm(g, 256, 65535, true, false, true).packed);
+  const xd::xpu::gemm_plan nt = xd::xpu::plan_gemm(g, 256, 65535, true, false, true);
+  EXPECT_TRUE(nt.packed);
+  EXPECT_STREQ(nt.unpacked_entry, "xd_gemm_mma_nt");  // without a workspace
+  EXPECT_FALSE(nt.b_rows_k);
+  const xd::xpu::gemm_plan nn = xd::xpu::plan_gemm(dense_gemm(1024, 1024, 32), 256, 65535, true, false, true);
+  EXPECT_STREQ(nn.unpacked_entry, "xd_gemm_mma_nn");
+  EXPECT_TRUE(nn.b_rows_k);
   // Below 1024 rows or columns (llama_mlp's 512 tokens): the unpacked kernels, no workspace.
   EXPECT_EQ(packed_entry(dense_gemm(1016, 4096, 4096)), "xd_gemm_mma_nn");
   EXPECT_EQ(packed_entry(dense_gemm(4096, 1016, 4096)), "xd_gemm_mma_nn");
