@@ -47,6 +47,8 @@ struct device_info {
   bool matmul_mma = false;
   // ... and their packed form (xd_gemm_mma_packed_*: bulk copies, Hopper) is enabled.
   bool matmul_packed = false;
+  // ... and takes Hopper's wgmma instead of mma.sync there (xd_gemm_wgmma_packed, matmul_wgmma.cl).
+  bool matmul_wgmma = false;
   // matmul_dpas.cl's kernel (cl_intel_subgroup_matrix_multiply_accumulate) is built for this device
   // with this sub-group size: 8 or 16 (the extension's two operand layouts); 0: it is not.
   int matmul_dpas_sg = 0;

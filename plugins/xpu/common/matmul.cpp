@@ -155,7 +155,8 @@ gemm_pack pack_of(const gemm_args& g) {
   return p;
 }
 
-gemm_plan plan_gemm(const gemm_args& g, int64_t wg, int64_t max_groups_yz, bool mma, bool async_f32, bool packed) {
+gemm_plan plan_gemm(const gemm_args& g, int64_t wg, int64_t max_groups_yz, bool mma, bool async_f32, bool packed,
+                    bool wgmma) {
   gemm_plan p;
   if (g.batch == 0 || g.m == 0 || g.n == 0) return p;
   const nv_kernel nv = nv_kernel_for(g, mma, async_f32);
@@ -203,7 +204,8 @@ gemm_plan plan_gemm(const gemm_args& g, int64_t wg, int64_t max_groups_yz, bool 
       p.packed = true;
       p.unpacked_entry = nv.entry;
       p.b_rows_k = nv.nn;
-      p.entry = nv.nn ? "xd_gemm_mma_packed_nn" : "xd_gemm_mma_packed_nt";
+      p.wgmma = wgmma;
+      p.entry = wgmma ? "xd_gemm_wgmma_packed" : nv.nn ? "xd_gemm_mma_packed_nn" : "xd_gemm_mma_packed_nt";
     }
   }
   p.launches = cut_grid(g, p.tile, p.tile, max_groups_yz);
@@ -283,7 +285,7 @@ xd_status run_matmul(const xd_kernel_call* c) {
     const bool mma = dev.matmul_mma && (call.out->dtype == XD_DTYPE_F16 || call.out->dtype == XD_DTYPE_BF16);
     const bool async_f32 = dev.matmul_mma && call.out->dtype == XD_DTYPE_F32;
     const gemm_plan plan = plan_gemm(call.args, dev.work_group, std::min(dev.max_groups[1], dev.max_groups[2]), mma,
-                                     async_f32, mma && dev.matmul_packed);
+                                     async_f32, mma && dev.matmul_packed, dev.matmul_wgmma);
     const program prog{"matmul", call.out->dtype};
     if (!plan.packed) {
       launch_gemm(c, call, prog, plan.entry, call.args, plan.local, plan.launches);
@@ -303,7 +305,7 @@ xd_status run_matmul(const xd_kernel_call* c) {
     const int64_t a0 = static_cast<int64_t>(ws.offset / 16), b0 = a0 + pk.a_chunks;
     const auto pack = [&](int64_t dst0, const xd_view& src, int64_t off, int64_t ld, int64_t bs, int64_t rows,
                           int64_t tiles, int64_t chunks, int32_t rows_k) {
-      launch k(c, prog, "xd_gemm_pack_mma");
+      launch k(c, prog, plan.wgmma ? "xd_gemm_pack_wgmma" : "xd_gemm_pack_mma");
       k.buffer(ws.handle).value(dst0).buffer(src).value(off).value(ld).value(bs).value(rows).value(g.k).value(tiles);
       k.value(pk.steps).value(chunks).value(rows_k);
       k.run_items(static_cast<uint64_t>(chunks));

@@ -57,6 +57,9 @@ struct gemm_plan {
   bool packed = false;
   const char* unpacked_entry = nullptr;
   bool b_rows_k = false;
+  // The packed form on Hopper's wgmma (xd_gemm_wgmma_packed, one kernel for both B layouts), whose
+  // operands xd_gemm_pack_wgmma packs along k, B's from either layout (same counts as pack_of).
+  bool wgmma = false;
 };
 // The packed operands of xd_gemm_mma_packed_*: per batch, A's ceil(m / 128) tiles and B's
 // ceil(n / 128), each ceil(k / 16) images of 256 chunks of 16 bytes (one stage of the kernel).
@@ -79,9 +82,10 @@ inline constexpr int64_t kPackedMin = 1024;
 // with the same alignment in chunks of 4 floats takes xd_gemm_async_skinny_nn / _nt (with mma,
 // m in 2..16 takes xd_gemm_mma_skinny[64]_nn / _nt).
 // `packed`: where the tensor-core kernels are taken and m, n >= kPackedMin, their packed form
-// (xd_gemm_mma_packed_nn / _nt) instead: the device's stages are filled by bulk copies (Hopper).
+// (xd_gemm_mma_packed_nn / _nt) instead: the device's stages are filled by bulk copies (Hopper);
+// with `wgmma` as well, xd_gemm_wgmma_packed (the same tiles and stages on wgmma).
 gemm_plan plan_gemm(const gemm_args& g, int64_t wg, int64_t max_groups_yz, bool mma = false, bool async_f32 = false,
-                    bool packed = false);
+                    bool packed = false, bool wgmma = false);
 
 // ---------------------------------------------------------------- Intel matrix engines (DPAS)
 // xd_gemm_dpas (kernels/matmul_dpas.cl, cl_intel_subgroup_matrix_multiply_accumulate): f16 and

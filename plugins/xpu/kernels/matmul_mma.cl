@@ -41,7 +41,6 @@
 #define XD_MMK_STAGES 3  // 48 KiB of local memory; 2 (32 KiB) is the other choice
 #endif
 #define XD_MMK_CHUNKS 512   // 16-byte chunks of one operand's tile: 128 x 32 halves
-#define XD_MMK_PCHUNKS 256  // ... of a packed stage's: 128 x 16 halves
 #define XD_MMK_THREADS 128  // 4 warps (xpu::plan_gemm launches work-groups of this size)
 #define XD_MMK_COPIES (XD_MMK_CHUNKS / XD_MMK_THREADS)  // chunks of each operand per work-item per step
 
@@ -94,42 +93,6 @@ inline void xd_mmk_issue(const xd_mmk_copies c, __global const T* fallback, int 
     const int in = ((c.rows >> i) & 1) && c.k0 + i * c.dk + 32L * kt < k;
     xd_mmk_copy16(stage + c.dst + (uint)i * 2048u, in ? s + i * c.next : fallback, in ? 16u : 0u);
   }
-}
-
-// The packed form's stage copies (xd_gemm_mma_packed_*): one bulk copy of 4 KiB per operand into
-// stage `st`, completing on its mbarrier `bar` (Hopper's bulk copy engine, PTX ISA 8.0, sm_90).
-// Without XD_NV_BULK (compute capability < 9.0, where ptxas rejects these instructions) they are
-// empty, and only the unpacked kernels, which never call them, exist.
-// `count` mbarriers from bar0, each expecting one arrival (work-item 0's, with the copies' bytes).
-inline void xd_mmk_bar_init(uint bar0, int count) {
-#ifdef XD_NV_BULK
-  for (int s = 0; s < count; ++s) XD_ASM volatile("mbarrier.init.shared::cta.b64 [%0], 1;" : : "r"(bar0 + 8u * s) : "memory");
-  XD_ASM volatile("fence.mbarrier_init.release.cluster;" : : : "memory");
-#endif
-}
-inline void xd_mmk_bulk_stage(uint sa_st, uint sb_st, __global const uint4* pa, __global const uint4* pb, uint bar) {
-#ifdef XD_NV_BULK
-  XD_ASM volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], 8192;" : : "r"(bar) : "memory");
-  XD_ASM volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], 4096, [%2];"
-                  : : "r"(sa_st), "l"(pa), "r"(bar) : "memory");
-  XD_ASM volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], 4096, [%2];"
-                  : : "r"(sb_st), "l"(pb), "r"(bar) : "memory");
-#endif
-}
-inline void xd_mmk_bar_wait(uint bar, uint phase) {
-#ifdef XD_NV_BULK
-  uint done = 0;
-  while (!done)
-    XD_ASM volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
-                    : "=r"(done)
-                    : "r"(bar), "r"(phase)
-                    : "memory");
-#endif
-}
-inline void xd_mmk_proxy_fence(void) {
-#ifdef XD_NV_BULK
-  XD_ASM volatile("fence.proxy.async.shared::cta;" : : : "memory");
-#endif
 }
 
 // sa, sb: S tiles of A and of B. Unpacked (P = 0): each work-item copies its 16-byte chunks
@@ -307,9 +270,6 @@ __kernel __attribute__((reqd_work_group_size(XD_MMK_THREADS, 1, 1))) void xd_gem
 // step) is two bulk copies of 4 KiB instead of 512 copies of 16 bytes, whose rate caps the
 // unpacked kernels (docs/performance.md, "The copies' ceiling"). XD_MMK_PSTAGES stages of 8 KiB
 // (with their mbarriers under NVIDIA's 48 KiB of local memory).
-#ifndef XD_MMK_PSTAGES
-#define XD_MMK_PSTAGES 4
-#endif
 // One kernel per B layout; NT as in xd_gemm_mma.
 #define XD_MMK_PACKED_KERNEL(NAME, NT)                                                                           \
   __kernel __attribute__((reqd_work_group_size(XD_MMK_THREADS, 1, 1))) void NAME(                              \

@@ -70,6 +70,7 @@ xpu::device_info launch_info(const device& d) {
   i.int4_mma = d.nv_mma && int4_mma;
   i.matmul_mma = d.nv_mma && matmul_mma;
   i.matmul_packed = d.nv_bulk && matmul_mma && matmul_packed;
+  i.matmul_wgmma = i.matmul_packed && d.nv_wgmma;
   i.matmul_dpas_sg = d.dpas_sub_group;
   i.matmul_dpas_emulated = d.dpas_emulated;
   i.matmul_dpas_why = d.dpas_why.c_str();

@@ -61,6 +61,17 @@ const xd_option_desc kOptions[] = {
      "where the device has the bulk copy engine (compute capability 9.0) and m, n >= 1024. Read when the plugin "
      "initialises."},
     {sizeof(xd_option_desc),
+     "XD_OPENCL_MATMUL_WGMMA",
+     XD_OPTION_FLAG,
+     0,
+     {},
+     {},
+     nullptr,
+     "1",
+     "0: the packed f16 and bf16 matmuls run matmul_mma.cl's mma.sync kernels, and matmul programs are built from "
+     "source alone; 1: on a device of compute capability 9.x whose driver builds PTX rewritten for sm_90a (probed "
+     "when the plugin initialises), they run matmul_wgmma.cl's wgmma kernel. Read when the plugin initialises."},
+    {sizeof(xd_option_desc),
      "XD_OPENCL_MATMUL_DPAS",
      XD_OPTION_CHOICE,
      0,

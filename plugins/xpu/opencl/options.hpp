@@ -16,6 +16,7 @@ enum class option {
   int4_mma,             // XD_OPENCL_INT4_MMA
   matmul_mma,           // XD_OPENCL_MATMUL_MMA
   matmul_packed,        // XD_OPENCL_MATMUL_PACKED
+  matmul_wgmma,         // XD_OPENCL_MATMUL_WGMMA
   matmul_dpas,          // XD_OPENCL_MATMUL_DPAS
   int4_tuning,          // XD_OPENCL_INT4_TUNING
   rms_backward_groups,  // XD_OPENCL_RMS_BWD_GROUPS_PER_CU

@@ -113,6 +113,30 @@ TEST(XpuPlanGemm, PackedTensorCoreKernelsTakeMAndNOf1024AndMoreWhereTheDeviceHas
   EXPECT_EQ(mma_entry(dense_gemm(4096, 4096, 4096)), "xd_gemm_mma_nn") << "only where the device has them";
 }
 
+TEST(XpuPlanGemm, TheWgmmaKernelTakesThePackedCallsOfBothBLayoutsWhereTheDeviceHasIt) {
+  const auto plan = [](const gemm_args& g, bool wgmma) {
+    return xd::xpu::plan_gemm(g, 256, 65535, true, false, true, wgmma);
+  };
+  const xd::xpu::gemm_plan nn = plan(dense_gemm(4096, 4096, 4096), true);
+  EXPECT_STREQ(nn.entry, "xd_gemm_wgmma_packed");
+  EXPECT_TRUE(nn.packed && nn.wgmma && nn.b_rows_k);
+  EXPECT_STREQ(nn.unpacked_entry, "xd_gemm_mma_nn");  // without a workspace
+  EXPECT_EQ(nn.local[0], 128);                        // one warpgroup
+  gemm_args g = dense_gemm(1030, 1025, 40);
+  g.b_k = 1, g.b_n = 40;  // B stored n x k
+  const xd::xpu::gemm_plan nt = plan(g, true);
+  EXPECT_STREQ(nt.entry, "xd_gemm_wgmma_packed");
+  EXPECT_FALSE(nt.b_rows_k);
+  EXPECT_STREQ(nt.unpacked_entry, "xd_gemm_mma_nt");
+  // Where the packed kernels are not taken, neither is it; without it, the mma.sync packed ones.
+  EXPECT_EQ(std::string(plan(dense_gemm(1016, 4096, 4096), true).entry), "xd_gemm_mma_nn");
+  EXPECT_FALSE(plan(dense_gemm(1016, 4096, 4096), true).wgmma);
+  EXPECT_EQ(std::string(plan(dense_gemm(16, 16384, 16384), true).entry), "xd_gemm_mma_skinny64_nn");
+  EXPECT_FALSE(xd::xpu::plan_gemm(dense_gemm(4096, 4096, 4096), 256, 65535, true, false, false, true).wgmma);
+  EXPECT_STREQ(plan(dense_gemm(4096, 4096, 4096), false).entry, "xd_gemm_mma_packed_nn");
+  EXPECT_FALSE(plan(dense_gemm(4096, 4096, 4096), false).wgmma);
+}
+
 TEST(XpuPlanGemm, PackedOperandsAreWholeTilesOfWholeKStepsPerBatch) {
   gemm_args g = dense_gemm(300, 200, 72);
   g.batch = 3;
@@ -294,6 +318,35 @@ TEST(XpuPlanScaledMm, TensorCoresTakeAlignedOperandsAndMat2sFormatPicksTheEntry)
   EXPECT_EQ(std::string(xd::xpu::plan_scaled_mm(g, 256, 65535, false).entry), "xd_scaled_mm");
   g.a_off = 8;  // not a multiple of 16
   EXPECT_EQ(std::string(xd::xpu::plan_scaled_mm(g, 256, 65535, true).entry), "xd_scaled_mm");
+}
+
+TEST(XpuPlanScaledMm, TheWgmmaKernelTakesPackedOperandsOf1024RowsAndColumnsWhereTheDeviceHasIt) {
+  xd::xpu::qmm_args g{};
+  g.m = 4096, g.n = 4096, g.k = 4096;
+  g.a_m = 4096, g.a_k = 1;
+  g.b_k = 1, g.b_n = 4096;
+  g.c_m = 4096, g.c_n = 1;
+  xd::xpu::qmm_plan p = xd::xpu::plan_scaled_mm(g, 256, 65535, true, true);
+  EXPECT_STREQ(p.entry, "xd_scaled_mm_wgmma_b_e4m3");
+  EXPECT_TRUE(p.packed);
+  EXPECT_STREQ(p.unpacked_entry, "xd_scaled_mm_mma_nt_b_e4m3");  // where no workspace can be had
+  EXPECT_EQ(p.steps, 128);                                       // k steps of 32
+  EXPECT_EQ(p.block, 128);
+  EXPECT_EQ(p.local[0], 128);
+  g.b_fmt = 1;
+  g.k = 4112, g.a_m = 4112, g.b_n = 4112;
+  p = xd::xpu::plan_scaled_mm(g, 256, 65535, true, true);
+  EXPECT_STREQ(p.entry, "xd_scaled_mm_wgmma_b_e5m2");
+  EXPECT_EQ(p.steps, 129);  // the last step zero-filled past k
+  g.m = 1016;               // too few rows to repay the packing
+  p = xd::xpu::plan_scaled_mm(g, 256, 65535, true, true);
+  EXPECT_STREQ(p.entry, "xd_scaled_mm_mma_nt_b_e5m2");
+  EXPECT_FALSE(p.packed);
+  g.m = 4096, g.a_off = 8;  // operands the tensor cores do not take: neither kernel
+  EXPECT_STREQ(xd::xpu::plan_scaled_mm(g, 256, 65535, true, true).entry, "xd_scaled_mm");
+  EXPECT_FALSE(xd::xpu::plan_scaled_mm(g, 256, 65535, true, true).packed);
+  g.a_off = 0;
+  EXPECT_FALSE(xd::xpu::plan_scaled_mm(g, 256, 65535, false, true).packed) << "nor without the mma kernels";
 }
 
 // ---------------------------------------------------------------- DPAS (matmul_dpas.cl)

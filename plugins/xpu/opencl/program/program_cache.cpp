@@ -5,6 +5,7 @@
 #include "program/disk_cache.hpp"
 #include "program/hash.hpp"
 #include "program/sources.hpp"
+#include "program/wgmma_ptx.hpp"
 #include "runtime/platform.hpp"
 
 #include <chrono>
@@ -49,7 +50,8 @@ double ms_since(clock::time_point t) { return std::chrono::duration<double, std:
 
 std::string build_log(cl_program p, cl_device_id d) {
   size_t n = 0;
-  if (clGetProgramBuildInfo(p, d, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n) != CL_SUCCESS || n == 0) return "(no build log)";
+  if (clGetProgramBuildInfo(p, d, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n) != CL_SUCCESS || n == 0)
+    return "(no build log)";
   std::string log(n, '\0');
   if (clGetProgramBuildInfo(p, d, CL_PROGRAM_BUILD_LOG, n, log.data(), nullptr) != CL_SUCCESS) return "(no build log)";
   while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
@@ -78,6 +80,42 @@ std::vector<unsigned char> program_binary(cl_program p, cl_device_id d) {
   for (cl_uint i = 0; i < n; ++i)
     if (devs[i] == d) return std::move(bins[i]);
   return {};
+}
+
+// A program built from source whose PTX holds wgmma lines (kernels/matmul_wgmma.cl), built again
+// from that PTX rewritten for sm_90a (program/wgmma_ptx.hpp); `p` itself when its PTX holds none.
+// On success `ptx` is the binary to cache and `p` is released if replaced; on failure returns
+// nullptr with `error` set (and `p` still owned by the caller).
+cl_program with_wgmma(cl_program p, const device& d, const std::string& options, std::vector<unsigned char>& ptx,
+                      std::string& error) {
+  const std::vector<unsigned char> bin = program_binary(p, d.id);
+  std::string_view text(reinterpret_cast<const char*>(bin.data()), bin.size());
+  text = text.substr(0, text.find('\0'));
+  const ptx_rewrite r = sm90a_ptx(text);
+  if (!r.error.empty()) {
+    error = "its wgmma lines cannot be enabled: " + r.error;
+    return nullptr;
+  }
+  if (!r.changed) {
+    ptx = bin;
+    return p;
+  }
+  ptx.assign(r.text.begin(), r.text.end());
+  ptx.push_back('\0');
+  const unsigned char* ptr = ptx.data();
+  const size_t size = ptx.size();
+  cl_int status = CL_SUCCESS, err = CL_SUCCESS;
+  cl_program live = clCreateProgramWithBinary(d.context, 1, &d.id, &size, &ptr, &status, &err);
+  if (err == CL_SUCCESS && status == CL_SUCCESS)
+    err = clBuildProgram(live, 1, &d.id, options.c_str(), nullptr, nullptr);
+  if (err != CL_SUCCESS || status != CL_SUCCESS) {
+    error = "its PTX rewritten for sm_90a (wgmma) did not build: " + cl_error_string(err != CL_SUCCESS ? err : status) +
+            (live != nullptr ? "\nbuild log:\n" + build_log(live, d.id) : std::string());
+    if (live != nullptr) clReleaseProgram(live);
+    return nullptr;
+  }
+  clReleaseProgram(p);
+  return live;
 }
 
 // Where the user finds a generated source that did not build: the cache folder, else the
@@ -126,6 +164,10 @@ std::string program_cache::build_options(const program_id& id) const {
   if (device_.nv_mma) o += " -DXD_NV_MMA";
   // matmul_mma.cl's packed kernels (the bulk copy engine, compute capability 9.0).
   if (device_.nv_bulk) o += " -DXD_NV_BULK";
+  // matmul_wgmma.cl's and quant_mm_wgmma.cl's kernels (Hopper's wgmma), whose PTX build() rewrites
+  // for sm_90a.
+  if (device_.nv_wgmma && (std::string_view(id.source) == "matmul" || std::string_view(id.source) == "quant_mm"))
+    o += " -DXD_NV_WGMMA";
   // A program that is a variant of its source (matmul_dpas8/16: the sub-group size, matmul.cl's
   // epilogue only), and the DPAS builtins emulated where the device was told to (a test mode).
   const std::vector<std::string> variant = xpu::program_defines(id.source);
@@ -170,9 +212,9 @@ void program_cache::build(entry& e, const std::string& what, const std::vector<s
   const bool objects = device_.cache_objects;
   const std::string key = "xdispatch opencl program v1\nplatform: " + device_.platform_name + " | " +
                           device_.platform_version + "\ndevice: " + device_.name + " | " + device_.vendor + " | " +
-                          device_.device_version + "\ndriver: " + device_.driver_version + "\nsource: " +
-                          hex64(source_hash) + "\noptions: " + options + "\nbinary: " +
-                          (objects ? "object" : "executable") + "\n";
+                          device_.device_version + "\ndriver: " + device_.driver_version +
+                          "\nsource: " + hex64(source_hash) + "\noptions: " + options +
+                          "\nbinary: " + (objects ? "object" : "executable") + "\n";
   const std::string dir = cache_dir();
   const std::string path = dir.empty() ? std::string() : entry_path(dir, key);
 
@@ -240,7 +282,23 @@ void program_cache::build(entry& e, const std::string& what, const std::vector<s
     log(XD_LOG_DEBUG, what + ": build log (options: " + options + "):\n" + text);
   std::string why;
   std::vector<unsigned char> bin;
-  if (!path.empty()) {
+  if (!objects && options.find(" -DXD_NV_WGMMA") != std::string::npos) {
+    std::string error;
+    cl_program live = nullptr;
+    try {
+      live = with_wgmma(p, device_, options, bin, error);
+    } catch (const plugin::error& ex) {
+      error = ex.what();
+    }
+    if (live == nullptr) {
+      e.error = "opencl: building " + what + " failed: " + error + "\noptions: " + options +
+                "\n(XD_OPENCL_MATMUL_WGMMA=0 builds the program without its wgmma kernel)";
+      clReleaseProgram(p);
+      log(XD_LOG_ERROR, e.error);
+      return;
+    }
+    p = live;
+  } else if (!path.empty()) {
     try {
       bin = program_binary(p, device_.id);
     } catch (const plugin::error& ex) {

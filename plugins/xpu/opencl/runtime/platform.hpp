@@ -23,10 +23,10 @@ struct device {
   cl_device_id id = nullptr;
   cl_context context = nullptr;
   std::string name, vendor, driver_version, device_version, platform_name, platform_version;
-  int32_t kind = XD_DEVICE_KIND_GPU;  // xd_device_kind
-  bool fp16 = false;                  // cl_khr_fp16: computes in half natively
-  bool fp64 = false;                  // cl_khr_fp64 (or a double config)
-  bool int_dot = false;               // cl_khr_integer_dot_product (4x8-bit dot builtins)
+  int32_t kind = XD_DEVICE_KIND_GPU;    // xd_device_kind
+  bool fp16 = false;                    // cl_khr_fp16: computes in half natively
+  bool fp64 = false;                    // cl_khr_fp64 (or a double config)
+  bool int_dot = false;                 // cl_khr_integer_dot_product (4x8-bit dot builtins)
   bool correctly_rounded_sqrt = false;  // CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT for float
   // An NVIDIA GPU of compute capability >= 8.0 (cl_nv_device_attribute_query): its OpenCL compiler
   // takes inline PTX, so int4.cl's tensor-core kernel is built (-DXD_NV_MMA).
@@ -37,6 +37,12 @@ struct device {
   // An NVIDIA GPU of compute capability >= 9.0 (Hopper): the bulk copy engine and mbarriers with
   // transaction counts, which matmul_mma.cl's packed kernels use (-DXD_NV_BULK).
   bool nv_bulk = false;
+  // An NVIDIA GPU of compute capability 9.x whose driver builds PTX rewritten for sm_90a (probed at
+  // discovery: wgmma_route), with XD_OPENCL_MATMUL_WGMMA on: matmul programs get matmul_wgmma.cl's
+  // kernel (-DXD_NV_WGMMA) and the program cache's rewrite (program/wgmma_ptx.hpp). `wgmma_why`
+  // says why not, or which probe passed.
+  bool nv_wgmma = false;
+  std::string wgmma_why = "not an NVIDIA GPU of compute capability 9.x";
   // matmul_dpas.cl's kernel (runtime/dpas.hpp: choose_dpas): the sub-group size it is built for (8
   // or 16; 0: not built), whether its builtins are emulated (XD_OPENCL_MATMUL_DPAS=emulate*), and
   // why, in words.

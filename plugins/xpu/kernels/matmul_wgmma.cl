@@ -1,0 +1,78 @@
+// MM, ADDMM, BMM, BADDBMM for f16 and bf16 on Hopper's warpgroup tensor-core instruction (wgmma),
+// from operands packed along k by xd_gemm_pack_wgmma. Appended by the OpenCL plugin to matmul.cl's
+// program after matmul_mma.cl; empty without XD_NV_WGMMA, which the plugin defines only where the
+// program cache rewrites the program's PTX for sm_90a (mma_common.cl: XD_WGMMA_LIVE), and never
+// part of a Level Zero module.
+//
+//   xd_gemm_wgmma_packed  A and B packed along k (B from either layout): 128 x 128 outputs per
+//                         work-group of one warpgroup, two wgmma.m64n128k16 per k16 step
+//                         (mma_common.cl: xd_wg_tile), the stages filled by bulk copies
+//
+// Rounding: each product and sum in f32 on the tensor core (exact products of f16/bf16 values,
+// f32 additions in the hardware's order), then alpha * acc + beta * input in f32 and one rounding
+// to T (xd_gemm_store), as the other matmul kernels.
+
+#if defined(XD_NV_WGMMA) && defined(XD_NV_BULK) && defined(XD_NV_MMA) && (XD_MMK == 1 || XD_MMK == 2)
+
+__kernel __attribute__((reqd_work_group_size(128, 1, 1))) void xd_gemm_wgmma_packed(
+    __global T* c, __global const uint4* pa, __global const uint4* pb, __global const T* in, const xd_gemm G,
+    long row0, long batch0, long pa0, long pb0) {
+  __local uint4 sa[XD_MMK_PSTAGES * XD_MMK_PCHUNKS];
+  __local uint4 sb[XD_MMK_PSTAGES * XD_MMK_PCHUNKS];
+  __local ulong bars[XD_MMK_PSTAGES];
+  long m0, n0;
+  xd_mmk_tile_origin(row0, &m0, &n0);
+  const long bt = batch0 + (long)get_group_id(2);
+  const int steps = (int)((G.k + 15) / 16);
+  pa += pa0 + ((bt * ((G.m + 127) / 128) + m0 / 128) * steps) * XD_MMK_PCHUNKS;
+  pb += pb0 + ((bt * ((G.n + 127) / 128) + n0 / 128) * steps) * XD_MMK_PCHUNKS;
+  float4 acc0[16], acc1[16];  // rows 0-63 and 64-127 of the tile
+  xd_wg_tile(pa, pb, steps, sa, sb, bars, acc0, acc1, XD_MMK == 2 ? 1 : 0);
+
+  const int lane = (int)get_local_id(0) & 31, warp = (int)get_local_id(0) >> 5, g = lane >> 2, t = lane & 3;
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+#pragma unroll
+    for (int j = 0; j < 16; ++j) {
+      const float4 v = h ? acc1[j] : acc0[j];
+      const long r = m0 + h * 64 + warp * 16 + g, col = n0 + j * 8 + 2 * t;
+      if (r < G.m && col < G.n) xd_gemm_store(c, in, G, bt, r, col, v.s0);
+      if (r < G.m && col + 1 < G.n) xd_gemm_store(c, in, G, bt, r, col + 1, v.s1);
+      if (r + 8 < G.m && col < G.n) xd_gemm_store(c, in, G, bt, r + 8, col, v.s2);
+      if (r + 8 < G.m && col + 1 < G.n) xd_gemm_store(c, in, G, bt, r + 8, col + 1, v.s3);
+    }
+  }
+}
+
+// Packs one operand along k, one work-item per 16-byte chunk of the image, in image order: image
+// (bt, t, kt) of the operand's `tiles` tiles of 128 rows (A's m, or B's n) and `steps` k steps of
+// 16 holds at chunk xd_wg_at(r, c) the 8 elements of row t * 128 + r from k = kt * 16 + c * 8,
+// zeros outside the matrix. `rows_k` = 0: the source is dense along k (A; B stored n x k), a
+// chunk one 16-byte load; 1: the source is stored k x n (B in the nn layout), a chunk gathered
+// from 8 k rows. `off`, `ld` (elements between the source's rows) and `bs` (between batches) are
+// multiples of 8, as are k and, for rows_k, the row count (xpu::plan_gemm's conditions), so a
+// chunk is wholly inside or outside.
+__kernel void xd_gemm_pack_wgmma(__global uint4* dst, long dst0, __global const T* src, long off, long ld, long bs,
+                                 long rows, long k, long tiles, long steps, long chunks, int rows_k) {
+  const long id = (long)get_global_id(0);
+  if (id >= chunks) return;
+  const int q = (int)(id % XD_MMK_PCHUNKS);  // = xd_wg_at(r, c)
+  const long image = id / XD_MMK_PCHUNKS, kt = image % steps, t = (image / steps) % tiles, bt = image / (steps * tiles);
+  const long row = t * 128 + (q >> 4) * 8 + (q & 7), k0 = kt * 16 + ((q >> 3) & 1) * 8;
+  uint4 v = (uint4)(0u);
+  if (row < rows && k0 < k) {
+    __global const T* s = src + off + bt * bs;
+    if (!rows_k) {
+      v = *(__global const uint4*)(s + row * ld + k0);
+    } else {
+      __global const ushort* e = (__global const ushort*)s + k0 * ld + row;
+      ushort h[8];
+#pragma unroll
+      for (int i = 0; i < 8; ++i) h[i] = e[i * ld];
+      v = (uint4)(h[0] | (uint)h[1] << 16, h[2] | (uint)h[3] << 16, h[4] | (uint)h[5] << 16, h[6] | (uint)h[7] << 16);
+    }
+  }
+  dst[dst0 + id] = v;
+}
+
+#endif  // XD_NV_WGMMA
