@@ -163,13 +163,34 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void xd_int_mm_mma_nt(
 #define XD_QA XD_CAT(xd_QA_, XD_DT)  // a's format (the program's dtype)
 
 // scaled_mm's output as xd_scaled_mm writes it: (acc * scale_a[i]) * scale_b[j] (+ bias[j]),
-// rounded once to out's dtype.
-inline void xd_qmma_scaled_store(__global uchar* c, __global const float* sa, __global const float* sb,
-                                 __global const uchar* bias, const xd_qmm G, long i, long j, float acc) {
-  float v = acc * sa[G.sa_off + i * G.sa_m];
-  v = v * sb[G.sb_off + j * G.sb_n];
-  if (G.has_bias) v = v + xd_load_kind(bias, G.bias_off + j * G.bias_n, G.bias_kind);
+// rounded once to out's dtype. The tensor-core kernels read a work-item's scales and bias into
+// registers before its stores: loaded between stores (which may alias them, for all the compiler
+// knows) each element waited on a round trip to memory, a quarter of a millisecond at 4096^2.
+inline float xd_qmma_scale_a(__global const float* sa, const xd_qmm G, long i) {
+  return i < G.m ? sa[G.sa_off + i * G.sa_m] : 0.0f;
+}
+inline float2 xd_qmma_scale_b(__global const float* sb, const xd_qmm G, long j) {
+  return (float2)(j < G.n ? sb[G.sb_off + j * G.sb_n] : 0.0f, j + 1 < G.n ? sb[G.sb_off + (j + 1) * G.sb_n] : 0.0f);
+}
+inline float2 xd_qmma_bias(__global const uchar* bias, const xd_qmm G, long j) {
+  if (!G.has_bias) return (float2)(0.0f);
+  return (float2)(j < G.n ? xd_load_kind(bias, G.bias_off + j * G.bias_n, G.bias_kind) : 0.0f,
+                  j + 1 < G.n ? xd_load_kind(bias, G.bias_off + (j + 1) * G.bias_n, G.bias_kind) : 0.0f);
+}
+inline void xd_qmma_scaled_put(__global uchar* c, const xd_qmm G, long i, long j, float acc, float sa, float sb,
+                               float bias) {
+  float v = acc * sa;
+  v = v * sb;
+  if (G.has_bias) v = v + bias;
   xd_store_kind(c, G.c_off + i * G.c_m + j * G.c_n, G.out_kind, v);
+}
+// Rows r and r + 8, columns col and col + 1 of one accumulator fragment (mma.m16n8's layout).
+inline void xd_qmma_scaled_store4(__global uchar* c, const xd_qmm G, long r, long col, float4 v, float sa0, float sa8,
+                                  float2 sb, float2 bias) {
+  if (r < G.m && col < G.n) xd_qmma_scaled_put(c, G, r, col, v.s0, sa0, sb.s0, bias.s0);
+  if (r < G.m && col + 1 < G.n) xd_qmma_scaled_put(c, G, r, col + 1, v.s1, sa0, sb.s1, bias.s1);
+  if (r + 8 < G.m && col < G.n) xd_qmma_scaled_put(c, G, r + 8, col, v.s2, sa8, sb.s0, bias.s0);
+  if (r + 8 < G.m && col + 1 < G.n) xd_qmma_scaled_put(c, G, r + 8, col + 1, v.s3, sa8, sb.s1, bias.s1);
 }
 
 inline void xd_scaled_mm_mma(__global uchar* c, __global const uchar* a, __global const uchar* b,
@@ -181,16 +202,26 @@ inline void xd_scaled_mm_mma(__global uchar* c, __global const uchar* a, __globa
   xd_qmma_tile(a, b, G, m0, n0, ta, tb, acc, 1 + 2 * XD_QA + b_e5m2);
   const int lane = (int)get_local_id(0) & 31, warp = (int)get_local_id(0) >> 5;
   const int g = lane >> 2, t = lane & 3;
+  float sa_r[4][2];
+  float2 sb_r[8], bias_r[8];
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const long row = m0 + (warp >> 1) * 64 + i * 16 + g;
+    sa_r[i][0] = xd_qmma_scale_a(sa, G, row);
+    sa_r[i][1] = xd_qmma_scale_a(sa, G, row + 8);
+  }
+#pragma unroll
+  for (int j = 0; j < 8; ++j) {
+    const long col = n0 + (warp & 1) * 64 + j * 8 + 2 * t;
+    sb_r[j] = xd_qmma_scale_b(sb, G, col);
+    bias_r[j] = xd_qmma_bias(bias, G, col);
+  }
 #pragma unroll
   for (int i = 0; i < 4; ++i) {
 #pragma unroll
     for (int j = 0; j < 8; ++j) {
       const long row = m0 + (warp >> 1) * 64 + i * 16 + g, col = n0 + (warp & 1) * 64 + j * 8 + 2 * t;
-      const float4 v = as_float4(acc[i][j]);
-      if (row < G.m && col < G.n) xd_qmma_scaled_store(c, sa, sb, bias, G, row, col, v.s0);
-      if (row < G.m && col + 1 < G.n) xd_qmma_scaled_store(c, sa, sb, bias, G, row, col + 1, v.s1);
-      if (row + 8 < G.m && col < G.n) xd_qmma_scaled_store(c, sa, sb, bias, G, row + 8, col, v.s2);
-      if (row + 8 < G.m && col + 1 < G.n) xd_qmma_scaled_store(c, sa, sb, bias, G, row + 8, col + 1, v.s3);
+      xd_qmma_scaled_store4(c, G, row, col, as_float4(acc[i][j]), sa_r[i][0], sa_r[i][1], sb_r[j], bias_r[j]);
     }
   }
 }

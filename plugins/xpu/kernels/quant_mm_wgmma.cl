@@ -23,17 +23,17 @@ inline __attribute__((always_inline)) void xd_scaled_mm_wgmma(__global uchar* c,
   xd_wg_tile(pa + (m0 / 128) * steps * XD_MMK_PCHUNKS, pb + (n0 / 128) * steps * XD_MMK_PCHUNKS, steps, ta, tb, bars,
              acc0, acc1, 2 + 2 * XD_QA + b_e5m2);
   const int lane = (int)get_local_id(0) & 31, warp = (int)get_local_id(0) >> 5, g = lane >> 2, t = lane & 3;
+  // The scales of this work-item's 4 rows first; each column pair's scales and bias before its
+  // stores (xd_qmma_scaled_store4).
+  const long r0 = m0 + warp * 16 + g, r1 = r0 + 64;
+  const float sa00 = xd_qmma_scale_a(sa, G, r0), sa08 = xd_qmma_scale_a(sa, G, r0 + 8);
+  const float sa10 = xd_qmma_scale_a(sa, G, r1), sa18 = xd_qmma_scale_a(sa, G, r1 + 8);
 #pragma unroll
-  for (int h = 0; h < 2; ++h) {
-#pragma unroll
-    for (int j = 0; j < 16; ++j) {
-      const float4 v = h ? acc1[j] : acc0[j];
-      const long r = m0 + h * 64 + warp * 16 + g, col = n0 + j * 8 + 2 * t;
-      if (r < G.m && col < G.n) xd_qmma_scaled_store(c, sa, sb, bias, G, r, col, v.s0);
-      if (r < G.m && col + 1 < G.n) xd_qmma_scaled_store(c, sa, sb, bias, G, r, col + 1, v.s1);
-      if (r + 8 < G.m && col < G.n) xd_qmma_scaled_store(c, sa, sb, bias, G, r + 8, col, v.s2);
-      if (r + 8 < G.m && col + 1 < G.n) xd_qmma_scaled_store(c, sa, sb, bias, G, r + 8, col + 1, v.s3);
-    }
+  for (int j = 0; j < 16; ++j) {
+    const long col = n0 + j * 8 + 2 * t;
+    const float2 sbj = xd_qmma_scale_b(sb, G, col), bj = xd_qmma_bias(bias, G, col);
+    xd_qmma_scaled_store4(c, G, r0, col, acc0[j], sa00, sa08, sbj, bj);
+    xd_qmma_scaled_store4(c, G, r1, col, acc1[j], sa10, sa18, sbj, bj);
   }
 }
 
