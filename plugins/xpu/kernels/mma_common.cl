@@ -1,5 +1,5 @@
 // The NVIDIA helpers of the tensor-core and cp.async kernels (matmul_mma.cl, quant_mm_mma.cl,
-// matmul_wgmma.cl, quant_mm_wgmma.cl): inline PTX for asynchronous copies into local memory,
+// matmul_wgmma.cl): inline PTX for asynchronous copies into local memory,
 // ldmatrix, the swizzled tile layouts, the packed kernels' bulk copies and the wgmma main loop.
 // Part of those programs only (kernel_list.cpp's program_sources); empty without XD_NV_MMA, and
 // never part of a Level Zero module.
@@ -73,7 +73,7 @@ inline void xd_warp_sync(void) { XD_ASM volatile("bar.warp.sync 0xffffffff;" : :
 #define XD_MMK_PSTAGES 4
 #endif
 
-// The packed kernels' stage copies (xd_gemm_mma_packed_*, xd_gemm_wgmma_packed, xd_scaled_mm_wgmma_*):
+// The packed kernels' stage copies (xd_gemm_mma_packed_*, xd_gemm_wgmma_packed):
 // one bulk copy of 4 KiB per operand into stage `st`, completing on its mbarrier `bar` (Hopper's
 // bulk copy engine, PTX ISA 8.0, sm_90).
 // Without XD_NV_BULK (compute capability < 9.0, where ptxas rejects these instructions) they are
@@ -122,7 +122,7 @@ inline void xd_mmk_proxy_fence(void) {
 // XD_NV_WGMMA only together with it (the device's probe: runtime/platform.cpp, wgmma_route).
 #define XD_WGMMA_LIVE "// XD_SM90A "
 
-// The operands' image (xd_gemm_pack_wgmma, xd_qmm_pack_wgmma): a stage's 128 rows by 32 bytes of k
+// The operands' image (xd_gemm_pack_wgmma): a stage's 128 rows by 32 bytes of k
 // as 8 x 8 "core matrices" of 128 contiguous bytes (8 rows of 16 bytes), the two along k of 8
 // rows next to each other: chunk c (along k) of row r at xd_wg_at(r, c). wgmma reads it without
 // swizzling, core matrices XD_WG_LBO bytes apart along k and XD_WG_SBO bytes apart along the rows.
@@ -147,10 +147,10 @@ inline ulong xd_wg_desc(uint addr) {
       XD_WG_F4(D[13]), XD_WG_F4(D[14]), XD_WG_F4(D[15])
 // D (float4[16]: 64 f32 accumulators) += A (64 rows, descriptor DA) * B (128 rows, descriptor DB)
 // over one k step, both K-major, scale-d 1: the accumulators are read. TY: the operands' types,
-// e.g. "bf16.bf16", "e4m3.e5m2"; K: the step, XD_WG_K16 for 16-bit types (with transpose flags
-// 0) or XD_WG_K32 for fp8 (which has none: K-major only).
+// "f16.f16" or "bf16.bf16"; K: XD_WG_K16, the step and the transpose flags (0: K-major). fp8
+// operands are not taken: Hopper's tensor cores sum fp8 products in wgmma at less than f32's
+// precision (docs/performance.md, "wgmma, built").
 #define XD_WG_K16 "k16", ", 0, 0"
-#define XD_WG_K32 "k32", ""
 #define XD_WG_MMA(D, DA, DB, K, TY) XD_WG_MMA_(D, DA, DB, K, TY)
 #define XD_WG_MMA_(D, DA, DB, K, TAIL, TY)                                                                            \
   XD_ASM volatile(XD_WGMMA_LIVE "wgmma.mma_async.sync.aligned.m64n128" K ".f32." TY                                   \
@@ -166,8 +166,8 @@ inline ulong xd_wg_desc(uint addr) {
 // image of each operand, consecutive steps 256 chunks apart) into acc0 (rows 0-63) and acc1 (rows
 // 64-127), on a work-group of one warpgroup (128 work-items). Work-item 0 fills the stages with
 // bulk copies, XD_MMK_PSTAGES - 1 ahead; per step, after its stage's mbarrier, two wgmma left in
-// flight while the previous step's stage is refilled. `kind`: the
-// operands' types, 0 f16, 1 bf16, 2 + 2 * a_e5m2 + b_e5m2 fp8 (a constant after inlining).
+// flight while the previous step's stage is refilled. `kind`: 0 f16, 1 bf16 (a constant after
+// inlining).
 // Accumulator j of warp w, lane (g, t) of a 64-row half: rows 16 w + g and + 8, columns 8 j + 2 t
 // and + 1 (s0, s1; s2, s3 for the row + 8): the layout of mma.m16n8, one n8 tile per j.
 inline __attribute__((always_inline)) void xd_wg_tile(__global const uint4* pa, __global const uint4* pb, int steps, __local uint4* sa,
@@ -195,21 +195,9 @@ inline __attribute__((always_inline)) void xd_wg_tile(__global const uint4* pa, 
     if (kind == 0) {
       XD_WG_MMA(acc0, da0, db, XD_WG_K16, "f16.f16");
       XD_WG_MMA(acc1, da1, db, XD_WG_K16, "f16.f16");
-    } else if (kind == 1) {
+    } else {
       XD_WG_MMA(acc0, da0, db, XD_WG_K16, "bf16.bf16");
       XD_WG_MMA(acc1, da1, db, XD_WG_K16, "bf16.bf16");
-    } else if (kind == 2) {
-      XD_WG_MMA(acc0, da0, db, XD_WG_K32, "e4m3.e4m3");
-      XD_WG_MMA(acc1, da1, db, XD_WG_K32, "e4m3.e4m3");
-    } else if (kind == 3) {
-      XD_WG_MMA(acc0, da0, db, XD_WG_K32, "e4m3.e5m2");
-      XD_WG_MMA(acc1, da1, db, XD_WG_K32, "e4m3.e5m2");
-    } else if (kind == 4) {
-      XD_WG_MMA(acc0, da0, db, XD_WG_K32, "e5m2.e4m3");
-      XD_WG_MMA(acc1, da1, db, XD_WG_K32, "e5m2.e4m3");
-    } else {
-      XD_WG_MMA(acc0, da0, db, XD_WG_K32, "e5m2.e5m2");
-      XD_WG_MMA(acc1, da1, db, XD_WG_K32, "e5m2.e5m2");
     }
     XD_ASM volatile(XD_WGMMA_LIVE "wgmma.commit_group.sync.aligned;" : : : "memory");
     // Step kt's products stay in flight; step kt - 1's are done in this warp, and past the barrier

@@ -42,7 +42,11 @@ std::vector<Mm> shapes_with_tensor_cores(bool quick) {
   std::vector<Mm> ss = shapes(quick);
   ss.push_back({136, 208, 200, Layout::contiguous, Layout::transposed});
   ss.push_back({40, 64, 72, Layout::contiguous, Layout::transposed});
-  if (!quick) ss.push_back({300, 1040, 260, Layout::contiguous, Layout::transposed});
+  if (!quick) {
+    ss.push_back({300, 1040, 260, Layout::contiguous, Layout::transposed});
+    // m, n >= 1024: scaled_mm's packed wgmma kernel where a device has it (k past a step of 32)
+    ss.push_back({1040, 80, 1100, Layout::contiguous, Layout::transposed});
+  }
   return ss;
 }
 
