@@ -119,7 +119,7 @@ inline void xd_mmk_proxy_fence(void) {
 // registers, and the program cache (program/program_cache.cpp, program/wgmma_ptx.hpp) takes the
 // program's PTX, deletes the marker, names `.target sm_90a` and builds that PTX as the program's
 // binary. A program built without that step would compute nothing, so the plugin defines
-// XD_NV_WGMMA only together with it (the device's probe: runtime/platform.cpp, wgmma_route).
+// XD_NV_WGMMA only together with it (the device's probe: program/program_cache.hpp, wgmma_route).
 #define XD_WGMMA_LIVE "// XD_SM90A "
 
 // The operands' image (xd_gemm_pack_wgmma): a stage's 128 rows by 32 bytes of k

@@ -371,6 +371,42 @@ program_cache::kernel_handle program_cache::kernel(const program_id& id, const c
   return kernel_handle(&e, name, k);
 }
 
+bool wgmma_route(const device& d, std::string& why) {
+  const std::string src = "__kernel void xd_wgmma_probe(__global float* x) {\n  asm volatile(\"" +
+                          std::string(kWgmmaMarker) +
+                          "wgmma.fence.sync.aligned;\" : : : \"memory\");\n  x[0] = 1.0f;\n}\n";
+  const char* text = src.c_str();
+  cl_int err = CL_SUCCESS;
+  cl_program p = clCreateProgramWithSource(d.context, 1, &text, nullptr, &err);
+  if (err == CL_SUCCESS) err = clBuildProgram(p, 1, &d.id, "-cl-std=CL1.2", nullptr, nullptr);
+  if (err != CL_SUCCESS) {
+    if (p != nullptr) clReleaseProgram(p);
+    why = "the probe kernel did not build from source (" + cl_error_string(err) + ")";
+    return false;
+  }
+  std::vector<unsigned char> ptx;
+  std::string error;
+  cl_program live = nullptr;
+  try {
+    live = with_wgmma(p, d, "", ptx, error);
+  } catch (const plugin::error& ex) {
+    error = ex.what();
+  }
+  if (live == nullptr) {
+    clReleaseProgram(p);
+    why = error;
+    return false;
+  }
+  const bool rewritten = live != p;  // with_wgmma gives p back where its PTX held no wgmma line
+  clReleaseProgram(live);
+  if (!rewritten) {
+    why = "the driver's PTX does not carry the inline asm's text";
+    return false;
+  }
+  why = "PTX rewritten for sm_90a builds";
+  return true;
+}
+
 cl_program program_cache::generated(const std::string& source) {
   entry* e = nullptr;
   {

@@ -102,4 +102,10 @@ class program_cache {
   std::unordered_map<std::string, std::unique_ptr<entry>> generated_;  // by source text
 };
 
+// Whether `d` (compute capability 9.x) builds wgmma kernels by the route of program/wgmma_ptx.hpp:
+// a one-line kernel whose wgmma line hides behind kWgmmaMarker is built from source, its PTX
+// rewritten for sm_90a and built again as a binary, as program_cache builds matmul_wgmma.cl's
+// program. Sets `why` either way; no exception.
+bool wgmma_route(const device& d, std::string& why);
+
 }  // namespace xd::ocl

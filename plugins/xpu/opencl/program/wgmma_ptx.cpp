@@ -19,10 +19,15 @@ size_t directive(std::string_view text, std::string_view name) {
   return std::string_view::npos;
 }
 
-size_t skip_blanks(std::string_view text, size_t at) {
-  while (at < text.size() && (text[at] == ' ' || text[at] == '\t')) ++at;
+// The first position from `at` whose character is not `in` the class (or the end).
+template <class Pred>
+size_t scan(std::string_view text, size_t at, Pred in) {
+  while (at < text.size() && in(static_cast<unsigned char>(text[at]))) ++at;
   return at;
 }
+bool blank(unsigned char c) { return c == ' ' || c == '\t'; }
+bool name_char(unsigned char c) { return std::isalnum(c) != 0 || c == '_'; }
+bool digit(unsigned char c) { return std::isdigit(c) != 0; }
 
 }  // namespace
 
@@ -43,10 +48,7 @@ ptx_rewrite sm90a_ptx(std::string_view ptx) {
     r.error = "the PTX has no .target directive";
     return r;
   }
-  const size_t arch = skip_blanks(text, target + 7);
-  size_t arch_end = arch;
-  while (arch_end < text.size() && (std::isalnum(static_cast<unsigned char>(text[arch_end])) || text[arch_end] == '_'))
-    ++arch_end;
+  const size_t arch = scan(text, target + 7, blank), arch_end = scan(text, arch, name_char);
   const std::string name = text.substr(arch, arch_end - arch);
   if (name != "sm_90") {
     r.error = "the PTX targets '" + name + "', not sm_90: wgmma is sm_90a's";
@@ -59,11 +61,8 @@ ptx_rewrite sm90a_ptx(std::string_view ptx) {
     r.error = "the PTX has no .version directive";
     return r;
   }
-  const size_t v = skip_blanks(text, version + 8);
-  size_t major_end = v;
-  while (major_end < text.size() && std::isdigit(static_cast<unsigned char>(text[major_end]))) ++major_end;
-  size_t minor_end = major_end + 1;
-  while (minor_end < text.size() && std::isdigit(static_cast<unsigned char>(text[minor_end]))) ++minor_end;
+  const size_t v = scan(text, version + 8, blank), major_end = scan(text, v, digit);
+  const size_t minor_end = scan(text, major_end + 1, digit);
   if (major_end == v || major_end >= text.size() || text[major_end] != '.' || minor_end == major_end + 1 ||
       major_end - v > 3) {
     r.error = "the PTX's .version directive is unreadable";

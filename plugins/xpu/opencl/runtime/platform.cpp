@@ -4,7 +4,6 @@
 #include "launcher.hpp"
 #include "options.hpp"
 #include "program/program_cache.hpp"
-#include "program/wgmma_ptx.hpp"
 #include "runtime/dpas.hpp"
 
 #include <algorithm>
@@ -54,55 +53,6 @@ std::vector<int64_t> sub_group_sizes(cl_device_id d, const std::string& extensio
   return {sizes.begin(), sizes.end()};
 }
 
-// Whether `d` (compute capability 9.x) runs wgmma kernels by the route of program/wgmma_ptx.hpp:
-// a kernel whose one wgmma line hides behind kWgmmaMarker is built from source, its PTX rewritten
-// for sm_90a and built again as a binary. Sets `why` either way.
-bool wgmma_route(const device& d, std::string& why) {
-  static const bool enabled = plugin::option_flag(option_desc(option::matmul_wgmma));
-  if (!enabled) {
-    why = "XD_OPENCL_MATMUL_WGMMA=0";
-    return false;
-  }
-  const std::string src = "__kernel void xd_wgmma_probe(__global float* x) {\n  asm volatile(\"" +
-                          std::string(kWgmmaMarker) +
-                          "wgmma.fence.sync.aligned;\" : : : \"memory\");\n  x[0] = 1.0f;\n}\n";
-  const char* text = src.c_str();
-  cl_int err = CL_SUCCESS;
-  cl_program p = clCreateProgramWithSource(d.context, 1, &text, nullptr, &err);
-  if (err == CL_SUCCESS) err = clBuildProgram(p, 1, &d.id, "-cl-std=CL1.2", nullptr, nullptr);
-  std::string ptx;
-  if (err == CL_SUCCESS) {
-    size_t size = 0;
-    err = clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr);
-    ptx.assign(size, '\0');
-    unsigned char* ptr = reinterpret_cast<unsigned char*>(ptx.data());
-    if (err == CL_SUCCESS) err = clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof ptr, &ptr, nullptr);
-    ptx = ptx.substr(0, ptx.find('\0'));
-  }
-  if (p != nullptr) clReleaseProgram(p);
-  if (err != CL_SUCCESS) {
-    why = "the probe kernel did not build from source (" + cl_error_string(err) + ")";
-    return false;
-  }
-  const ptx_rewrite r = sm90a_ptx(ptx);
-  if (!r.changed) {
-    why = r.error.empty() ? "the driver's PTX does not carry the inline asm's text" : r.error;
-    return false;
-  }
-  const unsigned char* bin = reinterpret_cast<const unsigned char*>(r.text.c_str());
-  const size_t size = r.text.size() + 1;
-  cl_int status = CL_SUCCESS;
-  p = clCreateProgramWithBinary(d.context, 1, &d.id, &size, &bin, &status, &err);
-  if (err == CL_SUCCESS && status == CL_SUCCESS) err = clBuildProgram(p, 1, &d.id, "", nullptr, nullptr);
-  if (p != nullptr) clReleaseProgram(p);
-  if (err != CL_SUCCESS || status != CL_SUCCESS) {
-    why = "the driver did not build PTX for sm_90a (" + cl_error_string(err != CL_SUCCESS ? err : status) + ")";
-    return false;
-  }
-  why = "PTX rewritten for sm_90a builds";
-  return true;
-}
-
 int rank_of(int32_t kind) { return kind == XD_DEVICE_KIND_GPU ? 0 : kind == XD_DEVICE_KIND_ACCELERATOR ? 1 : 2; }
 
 std::unique_ptr<device> describe(cl_platform_id p, cl_device_id id) {
@@ -133,7 +83,7 @@ std::unique_ptr<device> describe(cl_platform_id p, cl_device_id id) {
     d->nv_mma = major >= 8;
     d->nv_shfl = major >= 7;
     d->nv_bulk = major >= 9;
-    d->nv_wgmma = major == 9;  // a candidate: discover() probes the route (wgmma_route)
+    d->nv_wgmma = major == 9;  // a candidate: discover() probes the route (program_cache.hpp: wgmma_route)
     if (!d->nv_wgmma) d->wgmma_why = "compute capability " + std::to_string(major) + ".x (wgmma is 9.x's)";
   }
   d->global_memory = device_value<cl_ulong>(id, CL_DEVICE_GLOBAL_MEM_SIZE, 0);
@@ -210,7 +160,9 @@ xd_status discover(std::string& reason) {
       auto d = describe(p, id);
       d->context = ctx;
       if (d->nv_wgmma) {
-        d->nv_wgmma = wgmma_route(*d, d->wgmma_why);
+        static const bool enabled = plugin::option_flag(option_desc(option::matmul_wgmma));
+        d->nv_wgmma = enabled && wgmma_route(*d, d->wgmma_why);
+        if (!enabled) d->wgmma_why = "XD_OPENCL_MATMUL_WGMMA=0";
         d->launch = launch_info(*d);
       }
       log(XD_LOG_DEBUG,

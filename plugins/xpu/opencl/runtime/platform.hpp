@@ -38,7 +38,7 @@ struct device {
   // transaction counts, which matmul_mma.cl's packed kernels use (-DXD_NV_BULK).
   bool nv_bulk = false;
   // An NVIDIA GPU of compute capability 9.x whose driver builds PTX rewritten for sm_90a (probed at
-  // discovery: wgmma_route), with XD_OPENCL_MATMUL_WGMMA on: matmul programs get matmul_wgmma.cl's
+  // discovery: program_cache.hpp, wgmma_route), with XD_OPENCL_MATMUL_WGMMA on: matmul programs get matmul_wgmma.cl's
   // kernel (-DXD_NV_WGMMA) and the program cache's rewrite (program/wgmma_ptx.hpp). `wgmma_why`
   // says why not, or which probe passed.
   bool nv_wgmma = false;
