@@ -6,11 +6,11 @@
 // in each slot, declining what they do not take; XD_CPU_KERNELS=reference leaves them out.
 // It declares itself the host reference (XD_PLUGIN_FLAG_HOST_REFERENCE): xd::cpu(), the default
 // device and the target of XD_FALLBACK=cpu.
+#include <xd/plugin.hpp>
+
 #include "codegen/codegen.hpp"
 #include "kernels/kernel_list.hpp"
 #include "runtime/runtime.hpp"
-
-#include <xd/plugin.hpp>
 
 #include <vector>
 
@@ -19,14 +19,16 @@
 #endif
 
 XD_PLUGIN_EXPORT xd_status xd_plugin_query(xd_plugin_info* info) {
-  xd::plugin::identity id{"cpu", XD_CPU_PLUGIN_VERSION,
-                          "CPU backend (Highway-vectorised, OpenMP kernels in front of the reference loops; oneDNN matmul where available)",
-                          XD_DEVICE_KIND_CPU};
+  xd::plugin::identity id{
+      "cpu", XD_CPU_PLUGIN_VERSION,
+      "CPU backend (Highway-vectorised, OpenMP kernels in front of the reference loops; oneDNN matmul where available)",
+      XD_DEVICE_KIND_CPU};
   id.flags = XD_PLUGIN_FLAG_HOST_REFERENCE;
-  // The codegen's options (XD_CXX, XD_CACHE_DIR) and the kernels' (XD_CPU_KERNELS).
+  // The codegen's options (XD_CXX, XD_CACHE_DIR) and the kernels' (XD_CPU_KERNELS, XD_CPU_MAX_ISA).
   static const std::vector<xd_option_desc> options = [] {
     std::vector<xd_option_desc> all(xd::cpu::codegen::options().begin(), xd::cpu::codegen::options().end());
     all.push_back(xd::cpu::kernels_option());
+    all.push_back(xd::cpu::isa_option());
     return all;
   }();
   id.options = options;

@@ -12,4 +12,8 @@ void register_kernels(plugin::registrar& r);
 // reference loops (kernels/fast/options.cpp). Declared in the plugin's query.
 const xd_option_desc& kernels_option();
 
+// XD_CPU_MAX_ISA (best|avx512|avx2|sse4|scalar): the best instruction set the fast kernels'
+// vector code may use (kernels/fast/options.cpp). Declared in the plugin's query.
+const xd_option_desc& isa_option();
+
 }  // namespace xd::cpu

@@ -3,7 +3,10 @@
 // transposed, step-sliced, permuted, empty, 0-d and size-1 inputs.
 #include "test_util.hpp"
 
+#include <bit>
+#include <cmath>
 #include <functional>
+#include <limits>
 #include <numbers>
 
 namespace {
@@ -42,7 +45,8 @@ const std::vector<UnaryCase>& float_cases() {
       {"pow2", [](const xd::Tensor& t) { return xd::pow(t, 2.0); }, [](double x) { return x * x; }, -10, 10},
       {"pow3", [](const xd::Tensor& t) { return xd::pow(t, 3.0); }, [](double x) { return x * x * x; }, -5, 5},
       {"pow0.5", [](const xd::Tensor& t) { return xd::pow(t, 0.5); }, [](double x) { return std::sqrt(x); }, 0, 50},
-      {"pow-1.5", [](const xd::Tensor& t) { return xd::pow(t, -1.5); }, [](double x) { return std::pow(x, -1.5); }, 0.1, 10},
+      {"pow-1.5", [](const xd::Tensor& t) { return xd::pow(t, -1.5); }, [](double x) { return std::pow(x, -1.5); }, 0.1,
+       10},
   };
   return c;
 }
@@ -103,8 +107,8 @@ TEST(Unary, EveryFloatOpReadsExpandedInputs) {
       EXPECT_TRUE(all_close(read(ro), ref_map(gather(row, {4, 5}, {0, 1}, 0), c.ref), d));
       // [3, 1] expanded to [3, 6] and one value expanded to [2, 3, 4] (every stride 0).
       const auto col = random_values(3, c.lo, c.hi, d, ++seed);
-      EXPECT_TRUE(
-          all_close(read(c.op(make(col, {3, 1}, d).expand({3, 6}))), ref_map(gather(col, {3, 6}, {1, 0}, 0), c.ref), d));
+      EXPECT_TRUE(all_close(read(c.op(make(col, {3, 1}, d).expand({3, 6}))),
+                            ref_map(gather(col, {3, 6}, {1, 0}, 0), c.ref), d));
       const xd::Tensor one = make({col[0]}, {1, 1, 1}, d).expand({2, 3, 4});
       ASSERT_EQ(strides_of(one), (Shape{0, 0, 0}));
       EXPECT_TRUE(all_close(read(c.op(one)), std::vector<double>(24, c.ref(col[0])), d));
@@ -128,8 +132,8 @@ TEST(Unary, EmptyZeroDimAndSizeOneInputs) {
 TEST(Unary, LargeContiguousInputCoversVectorTails) {
   // A prime length exercises any vectorised main loop and its remainder.
   const auto in = random_values(10007, -4, 4, Dtype::f32, 77);
-  EXPECT_TRUE(all_close(read(xd::tanh(make(in, {10007}, Dtype::f32))), ref_map(in, [](double x) { return std::tanh(x); }),
-                        Dtype::f32));
+  EXPECT_TRUE(all_close(read(xd::tanh(make(in, {10007}, Dtype::f32))),
+                        ref_map(in, [](double x) { return std::tanh(x); }), Dtype::f32));
   EXPECT_TRUE(all_close(read(xd::gelu(make(in, {10007}, Dtype::f16))),
                         ref_map(random_values(10007, -4, 4, Dtype::f16, 77), gelu_erf), Dtype::f16));
 }
@@ -141,6 +145,35 @@ TEST(Exp, KnownValuesAndSpecials) {
     SCOPED_TRACE(trace(d));
     EXPECT_TRUE(all_close(read(xd::exp(make({0, 1, -kInf, kInf, kNaN, -1000}, {6}, d))),
                           {1, 2.718281828459045, 0, kInf, kNaN, 0}, d));
+  }
+}
+
+TEST(Exp, F32IsWithinOneUlpAcrossItsRange) {
+  // Every 1021st f32 from -110 to 100 (about 2.1 M inputs, both signs' whole exponent ranges):
+  // within 1 ulp of the correctly rounded exp wherever that is normal or overflows; where the true
+  // result is subnormal, within FLT_MIN of it (flushed to 0 is allowed there).
+  std::vector<double> in;
+  auto walk = [&](float from, float to) {
+    uint32_t b = std::bit_cast<uint32_t>(from);
+    const uint32_t end = std::bit_cast<uint32_t>(to);
+    for (; b <= end; b += 1021) in.push_back(std::bit_cast<float>(b));
+  };
+  walk(0.0F, 100.0F);
+  walk(-0.0F, -110.0F);
+  const std::vector<float> got = xd::exp(make(in, {static_cast<int64_t>(in.size())}, Dtype::f32)).to_vector<float>();
+  ASSERT_EQ(got.size(), in.size());
+  int bad = 0;
+  for (size_t i = 0; i < in.size() && bad < 10; ++i) {
+    const double truth = std::exp(in[i]);
+    const auto rounded = static_cast<float>(truth);
+    const bool ok = rounded >= std::numeric_limits<float>::min()
+                        ? std::abs(static_cast<int64_t>(std::bit_cast<uint32_t>(got[i])) -
+                                   static_cast<int64_t>(std::bit_cast<uint32_t>(rounded))) <= 1
+                        : std::abs(got[i] - truth) <= std::numeric_limits<float>::min();
+    if (!ok) {
+      ++bad;
+      ADD_FAILURE() << "exp(" << in[i] << ") = " << got[i] << ", expected " << rounded;
+    }
   }
 }
 
@@ -189,7 +222,8 @@ TEST(Gelu, TanhApproximationKnownValues) {
   for (Dtype d : {Dtype::f64, Dtype::f32}) {
     SCOPED_TRACE(trace(d));
     EXPECT_TRUE(all_close(read(xd::gelu(make({1, -1, 2, -0.5, 0, 10}, {6}, d), xd::GeluApproximate::tanh)),
-                          {0.8411919906082768, -0.15880800939172324, 1.954597694087775, -0.15428599017485606, 0, 10}, d));
+                          {0.8411919906082768, -0.15880800939172324, 1.954597694087775, -0.15428599017485606, 0, 10},
+                          d));
   }
 }
 

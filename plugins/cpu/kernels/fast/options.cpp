@@ -1,5 +1,5 @@
-// XD_CPU_KERNELS, the switch between the fast kernels and the reference loops, and the size at
-// which outputs bypass the caches.
+// XD_CPU_KERNELS, the switch between the fast kernels and the reference loops; XD_CPU_MAX_ISA, the
+// cap on their instruction set; and the size at which outputs bypass the caches.
 #include "kernels/fast/rows.hpp"
 #include "kernels/kernel_list.hpp"
 
@@ -22,11 +22,34 @@ const xd_option_desc& kernels_option() {
   return option;
 }
 
+const xd_option_desc& isa_option() {
+  static const xd_option_desc option{
+      sizeof(xd_option_desc),
+      "XD_CPU_MAX_ISA",
+      XD_OPTION_CHOICE,
+      0,
+      {},
+      {},
+      "best|avx512|avx2|sse4|scalar",
+      "best",
+      "The best instruction set the fast kernels' vector code may use: 'best' takes the best this CPU supports; "
+      "'avx512', 'avx2' or 'sse4' (x86) caps it there (a CPU without the cap runs its best below it); 'scalar' "
+      "runs the portable one-lane code. For comparing targets and testing the narrower ones on a wide CPU; "
+      "process-wide (it disables targets in libhwy). Read when the plugin initialises.",
+  };
+  return option;
+}
+
 namespace fast {
 
 bool enabled(xd_dtype) {
   static const bool on = [] {
     const bool fast = plugin::option_text(kernels_option()) != "reference";
+    const std::string isa = plugin::option_text(isa_option());
+    if (fast && !simd::cap_target(isa))
+      plugin::log(XD_LOG_WARN, "XD_CPU_MAX_ISA=" + isa +
+                                   " names no instruction set of this build's targets on "
+                                   "this architecture; the best is used");
     plugin::log(XD_LOG_INFO, fast ? std::string("fast kernels on, vectorised for ") + simd::target_name()
                                   : std::string("XD_CPU_KERNELS=reference: only the reference loops are registered"));
     return fast;

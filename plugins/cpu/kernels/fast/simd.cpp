@@ -16,6 +16,7 @@
 
 #include <xd/numeric.hpp>
 
+#include "kernels/fast/simd_exp-inl.h"
 #include "kernels/fast/simd_rows-inl.h"
 
 #include <cmath>
@@ -162,33 +163,6 @@ float MinF(const void* HWY_RESTRICT x, elem e, int64_t n) {
   return by_elem(e, [&](auto t) { return Extreme<false, decltype(t)::value>(x, n); });
 }
 
-// exp(x) for x <= 0 (softmax's shifted values), 1-2 ulp: Cephes' expf reduction x = n*ln2 + r
-// with ln2 split in two, a degree-5 polynomial in r, and 2^n built in the exponent bits. x is
-// clamped at -88, where n = -127 makes the exponent field 0 and the result exactly 0 (so -Inf
-// gives 0); results below ~8e-39, subnormal in the true exp, become 0 on the way there. About
-// half the operations of a general exp, which matters where the FP units are 128 bits wide (Zen 1).
-template <class D, class V>
-HWY_INLINE V ExpNonPositive(D d, V x) {
-  const hn::RebindToSigned<D> di;
-  const auto xc = hn::Max(x, hn::Set(d, -88.0f));
-  // n = round(x / ln2) by adding 1.5 * 2^23: the sum's low mantissa bits then hold n, so n << 23
-  // is the sum's bits shifted left by 23 (the magic constant's bits shift out entirely).
-  const auto magic = hn::Set(d, 12582912.0f);
-  const auto shifted = hn::MulAdd(xc, hn::Set(d, 1.44269504088896341f), magic);
-  const auto n = hn::Sub(shifted, magic);
-  auto r = hn::NegMulAdd(n, hn::Set(d, 0.693359375f), xc);
-  r = hn::NegMulAdd(n, hn::Set(d, -2.12194440e-4f), r);
-  auto p = hn::Set(d, 1.9875691500e-4f);
-  p = hn::MulAdd(p, r, hn::Set(d, 1.3981999507e-3f));
-  p = hn::MulAdd(p, r, hn::Set(d, 8.3334519073e-3f));
-  p = hn::MulAdd(p, r, hn::Set(d, 4.1665795894e-2f));
-  p = hn::MulAdd(p, r, hn::Set(d, 1.6666665459e-1f));
-  p = hn::MulAdd(p, r, hn::Set(d, 5.0000001201e-1f));
-  const auto y = hn::Add(hn::MulAdd(p, hn::Mul(r, r), r), hn::Set(d, 1.0f));
-  const auto scale = hn::BitCast(d, hn::Add(hn::ShiftLeft<23>(hn::BitCast(di, shifted)), hn::Set(di, 127 << 23)));
-  return hn::Mul(y, scale);
-}
-
 // Adds the lanes of t to the double accumulators (its lower half to lo, its upper half to hi).
 template <class V, class A>
 HWY_INLINE void add_promoted(V t, A& lo, A& hi) {
@@ -225,10 +199,10 @@ double ExpShifted(const float* HWY_RESTRICT x, float max, float* HWY_RESTRICT e,
   // out-of-order window (Zen 1) overlaps several only when they sit side by side.
   for (; i + 4 * N <= n; i += 4 * N) {
     for (int64_t b = 0; b < step_bytes && pf_at < next_bytes; b += 64, pf_at += 64) hwy::Prefetch(pf + pf_at);
-    const auto e0 = ExpNonPositive(d, hn::Sub(hn::LoadU(d, x + i), vm));
-    const auto e1 = ExpNonPositive(d, hn::Sub(hn::LoadU(d, x + i + N), vm));
-    const auto e2 = ExpNonPositive(d, hn::Sub(hn::LoadU(d, x + i + 2 * N), vm));
-    const auto e3 = ExpNonPositive(d, hn::Sub(hn::LoadU(d, x + i + 3 * N), vm));
+    const auto e0 = exp_non_positive(d, hn::Sub(hn::LoadU(d, x + i), vm));
+    const auto e1 = exp_non_positive(d, hn::Sub(hn::LoadU(d, x + i + N), vm));
+    const auto e2 = exp_non_positive(d, hn::Sub(hn::LoadU(d, x + i + 2 * N), vm));
+    const auto e3 = exp_non_positive(d, hn::Sub(hn::LoadU(d, x + i + 3 * N), vm));
     if (e != nullptr) {
       hn::StoreU(e0, d, e + i);
       hn::StoreU(e1, d, e + i + N);
@@ -238,7 +212,7 @@ double ExpShifted(const float* HWY_RESTRICT x, float max, float* HWY_RESTRICT e,
     add_promoted(hn::Add(hn::Add(e0, e1), hn::Add(e2, e3)), lo, hi);
   }
   for (; i + N <= n; i += N) {
-    const auto v = ExpNonPositive(d, hn::Sub(hn::LoadU(d, x + i), vm));
+    const auto v = exp_non_positive(d, hn::Sub(hn::LoadU(d, x + i), vm));
     if (e != nullptr) hn::StoreU(v, d, e + i);
     add_promoted(v, lo, hi);
   }
@@ -471,6 +445,21 @@ const char* target_name() {
   // The best target both compiled here and supported by this CPU: the lowest set bit.
   const int64_t usable = hwy::SupportedTargets() & HWY_TARGETS;
   return usable != 0 ? hwy::TargetName(usable & -usable) : "none";
+}
+
+bool cap_target(std::string_view isa) {
+  if (isa == "best") return true;
+  int64_t cap = 0;
+#if HWY_ARCH_X86
+  if (isa == "avx512") cap = HWY_AVX3;
+  if (isa == "avx2") cap = HWY_AVX2;
+  if (isa == "sse4") cap = HWY_SSE4;
+#endif
+  if (isa == "scalar") cap = HWY_SCALAR;
+  if (cap == 0) return false;
+  // Highway orders targets best first by bit: every better one has a lower bit.
+  hwy::DisableTargets(cap - 1);
+  return true;
 }
 
 double sum_max_abs(const void* x, elem e, int64_t n, float* largest) {

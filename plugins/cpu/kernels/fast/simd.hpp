@@ -6,13 +6,14 @@
 // softmax primitives work on f32 rows in L1 (softmax promotes its row once, as it revisits it).
 //
 // Accuracy: sums accumulate in double, as the reference loops do; elementwise math runs in f32 (exp with
-// max error 1-2 ulp). Results can differ from the reference in the last bits, never in NaN/Inf
+// max error 1 ulp, simd_exp-inl.h). Results can differ from the reference in the last bits, never in NaN/Inf
 // positions; xd-conform checks both against each other.
 // Thread safety: every function is pure on its arguments.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
 
 namespace xd::cpu::simd {
 
@@ -21,6 +22,11 @@ enum class elem : int { f32, bf16, f16 };
 
 // The instruction set the dispatch chose, e.g. "AVX2" (xd-info shows it beside the kernels).
 const char* target_name();
+// Caps the instruction set the dispatch may choose (XD_CPU_MAX_ISA): "best" leaves it to the CPU;
+// "avx512", "avx2", "sse4" (x86) or "scalar" (Highway's portable one-lane code) rule out every
+// better target. Returns false, changing nothing, for a name with no target here. Process-wide
+// (libhwy's disabled targets); call before the first primitive.
+bool cap_target(std::string_view isa);
 
 // ---- reductions over x[0, n)
 double sum_max_abs(const void* x, elem e, int64_t n, float* largest);  // in double; *largest = max |x| (NaN ignored)

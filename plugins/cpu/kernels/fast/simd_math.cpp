@@ -1,5 +1,6 @@
 // The fast kernels' elementwise math (simd.hpp's unary()): exp, sigmoid, silu, tanh and gelu's
-// tanh form over f32/bf16/f16 rows, through Highway's vectorised Exp (max error 1 ulp) and Tanh
+// tanh form over f32/bf16/f16 rows, through simd_exp-inl.h's exp on AVX-512 and Highway's
+// vectorised Exp elsewhere (max error 1 ulp), and Highway's Tanh
 // (4 ulp), compiled per target as simd.cpp is. Highway's functions are defined on a range and
 // say nothing of NaN (its Exp gives 0 for NaN and is undefined above 104), so each is wrapped to
 // give what the reference loops' libm calls give: NaN stays NaN, exp overflows to +Inf, and the
@@ -14,6 +15,7 @@
 // clang-format on
 
 #include "kernels/fast/simd.hpp"
+#include "kernels/fast/simd_exp-inl.h"
 #include "kernels/fast/simd_rows-inl.h"
 
 #include <cmath>
@@ -23,11 +25,16 @@ HWY_BEFORE_NAMESPACE();
 namespace xd::cpu::simd {
 namespace HWY_NAMESPACE {
 
-// exp(x) over all of f32, as std::exp: +Inf above ln(FLT_MAX) (any x from 100 on gives it inside
-// Highway's range), 0 far below, NaN kept.
+// exp(x) over all of f32, as std::exp: +Inf above ln(FLT_MAX), 0 far below, NaN kept. Where
+// vscalefps applies 2^n (AVX-512), the shorter exp of simd_exp-inl.h covers the whole range;
+// elsewhere Highway's Exp does (its range ends at 104, so any x from 100 on is taken as 100).
 template <class D, class V>
 HWY_INLINE V exp_any(D d, V x) {
+#if XD_SIMD_EXP_SCALEF
+  const V r = exp_clamped(d, hn::Min(hn::Max(x, hn::Set(d, -110.0f)), hn::Set(d, 100.0f)));
+#else
   const V r = hn::Exp(d, hn::Min(x, hn::Set(d, 100.0f)));
+#endif
   return hn::IfThenElse(hn::IsNaN(x), x, r);
 }
 
