@@ -51,6 +51,16 @@ inline void xd_mmk_wait(void) { XD_ASM volatile("cp.async.wait_group 1;" : : : "
 inline void xd_mmk_wait(void) { XD_ASM volatile("cp.async.wait_group 0;" : : : "memory"); }
 #endif
 
+// One accumulator fragment of mma.m16n8 (and of wgmma's m64nNk16, which has its layout): v.s0, s1
+// at row r, columns col and col + 1; s2, s3 at row r + 8; each stored (xd_gemm_store) where it is
+// inside the output.
+inline void xd_gemm_store4(__global T* c, __global const T* in, const xd_gemm G, long bt, long r, long col, float4 v) {
+  if (r < G.m && col < G.n) xd_gemm_store(c, in, G, bt, r, col, v.s0);
+  if (r < G.m && col + 1 < G.n) xd_gemm_store(c, in, G, bt, r, col + 1, v.s1);
+  if (r + 8 < G.m && col < G.n) xd_gemm_store(c, in, G, bt, r + 8, col, v.s2);
+  if (r + 8 < G.m && col + 1 < G.n) xd_gemm_store(c, in, G, bt, r + 8, col + 1, v.s3);
+}
+
 inline float4 xd_mmk_mma(float4 c, const uint* a, uint b0, uint b1) {
   XD_ASM("mma.sync.aligned.m16n8k16.row.col.f32." XD_MMK_TY "." XD_MMK_TY
          ".f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
@@ -240,11 +250,7 @@ inline void xd_gemm_mma(__global T* c, __global const T* a, __global const T* b,
   for (int i = 0; i < 4; ++i) {
 #pragma unroll
     for (int j = 0; j < 8; ++j) {
-      const long r = m0 + wm * 64 + i * 16 + g, col = n0 + wn * 64 + j * 8 + 2 * t;
-      if (r < G.m && col < G.n) xd_gemm_store(c, in, G, bt, r, col, acc[i][j].s0);
-      if (r < G.m && col + 1 < G.n) xd_gemm_store(c, in, G, bt, r, col + 1, acc[i][j].s1);
-      if (r + 8 < G.m && col < G.n) xd_gemm_store(c, in, G, bt, r + 8, col, acc[i][j].s2);
-      if (r + 8 < G.m && col + 1 < G.n) xd_gemm_store(c, in, G, bt, r + 8, col + 1, acc[i][j].s3);
+      xd_gemm_store4(c, in, G, bt, m0 + wm * 64 + i * 16 + g, n0 + wn * 64 + j * 8 + 2 * t, acc[i][j]);
     }
   }
 }
