@@ -114,7 +114,6 @@ inline __attribute__((always_inline)) void xd_wg_tile(__global const uint4* pa, 
   XD_ASM volatile("" : XD_WG_ACC(acc1) : : "memory");
 }
 
-
 __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void xd_gemm_wgmma_packed(
     __global T* c, __global const uint4* pa, __global const uint4* pb, __global const T* in, const xd_gemm G,
     long row0, long batch0, long pa0, long pb0) {

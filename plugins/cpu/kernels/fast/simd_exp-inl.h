@@ -52,7 +52,6 @@ HWY_INLINE V exp_clamped(D d, V x) {
   p = hn::MulAdd(p, r, hn::Set(d, 1.0f));
   p = hn::MulAdd(p, r, hn::Set(d, 1.0f));
 #if XD_SIMD_EXP_SCALEF
-  (void)shifted;
   return V{_mm512_scalef_ps(p.raw, n.raw)};
 #else
   const hn::RebindToSigned<D> di;
@@ -61,11 +60,23 @@ HWY_INLINE V exp_clamped(D d, V x) {
 #endif
 }
 
+// The bottom of exp_clamped's range on this target.
+constexpr float kExpLowest = XD_SIMD_EXP_SCALEF ? -110.0f : -88.0f;
+
 // exp(x) for x <= 0 (softmax's shifted values); -Inf gives 0.
 template <class D, class V>
 HWY_INLINE V exp_non_positive(D d, V x) {
-  return exp_clamped(d, hn::Max(x, hn::Set(d, XD_SIMD_EXP_SCALEF ? -110.0f : -88.0f)));
+  return exp_clamped(d, hn::Max(x, hn::Set(d, kExpLowest)));
 }
+
+#if XD_SIMD_EXP_SCALEF
+// exp(x) for every x but NaN (whose result this leaves to the caller): +Inf from 88.73 on, 0 far
+// below.
+template <class D, class V>
+HWY_INLINE V exp_not_nan(D d, V x) {
+  return exp_clamped(d, hn::Min(hn::Max(x, hn::Set(d, kExpLowest)), hn::Set(d, 100.0f)));
+}
+#endif
 
 }  // namespace HWY_NAMESPACE
 }  // namespace xd::cpu::simd

@@ -31,7 +31,7 @@ namespace HWY_NAMESPACE {
 template <class D, class V>
 HWY_INLINE V exp_any(D d, V x) {
 #if XD_SIMD_EXP_SCALEF
-  const V r = exp_clamped(d, hn::Min(hn::Max(x, hn::Set(d, -110.0f)), hn::Set(d, 100.0f)));
+  const V r = exp_not_nan(d, x);
 #else
   const V r = hn::Exp(d, hn::Min(x, hn::Set(d, 100.0f)));
 #endif
