@@ -4,6 +4,7 @@
 #include "layout.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -293,10 +294,13 @@ xd_status run_matmul(const xd_kernel_call* c) {
     }
     const gemm_args& g = call.args;
     const gemm_pack pk = pack_of(g);
-    // The workspace is about the operands' size again; where the device cannot spare it, the
-    // unpacked kernel computes the same bits without one.
+    // The workspace is about the operands' size again; where the device cannot spare it, or the
+    // packing kernels could not count its images in 32 bits (a work-group each: 8 TiB and more),
+    // the unpacked kernel computes the same bits without one.
+    const bool fits32 = pk.steps <= INT32_MAX && pk.a_tiles <= INT32_MAX && pk.b_tiles <= INT32_MAX &&
+                        (pk.a_chunks + pk.b_chunks) / 256 <= INT32_MAX;
     const std::optional<plugin::scratch> space =
-        plugin::try_workspace(c, static_cast<uint64_t>(pk.a_chunks + pk.b_chunks) * 16);
+        fits32 ? plugin::try_workspace(c, static_cast<uint64_t>(pk.a_chunks + pk.b_chunks) * 16) : std::nullopt;
     if (!space) {
       launch_gemm(c, call, prog, plan.unpacked_entry, g, plan.local, plan.launches);
       return;
@@ -306,9 +310,9 @@ xd_status run_matmul(const xd_kernel_call* c) {
     const auto pack = [&](int64_t dst0, const xd_view& src, int64_t off, int64_t ld, int64_t bs, int64_t rows,
                           int64_t tiles, int64_t chunks, int32_t rows_k) {
       launch k(c, prog, plan.wgmma ? "xd_gemm_pack_wgmma" : "xd_gemm_pack_mma");
-      k.buffer(ws.handle).value(dst0).buffer(src).value(off).value(ld).value(bs).value(rows).value(g.k).value(tiles);
-      k.value(pk.steps).value(chunks).value(rows_k);
-      k.run_items(static_cast<uint64_t>(chunks));
+      k.buffer(ws.handle).value(dst0).buffer(src).value(off).value(ld).value(bs).value(rows).value(g.k);
+      k.value(static_cast<int32_t>(tiles)).value(static_cast<int32_t>(pk.steps)).value(rows_k);
+      k.run(grid::of_groups(static_cast<uint64_t>(chunks / 256), 256));  // a work-group per 4 KiB image
     };
     pack(a0, *call.a, g.a_off, g.a_m, g.a_b, g.m, pk.a_tiles, pk.a_chunks, 0);
     pack(b0, *call.b, g.b_off, plan.b_rows_k ? g.b_k : g.b_n, g.b_b, g.n, pk.b_tiles, pk.b_chunks,

@@ -290,20 +290,20 @@ XD_MMK_PACKED_KERNEL(xd_gemm_mma_packed_nn, 0)
 XD_MMK_PACKED_KERNEL(xd_gemm_mma_packed_nt, 1)
 #endif  // XD_NV_BULK
 
-// Packs one operand into the packed stages' image, one work-item per 16-byte chunk: image
-// (bt, t, kt) of the operand's `tiles` tiles of 128 rows (A's m, or B's n) and `steps` k steps of
+// Packs one operand into the packed stages' image, one work-item per 16-byte chunk and one
+// work-group per image (xd_mmk_image): image (bt, t, kt) of the operand's `tiles` tiles of 128 rows (A's m, or B's n) and `steps` k steps of
 // 16 holds at chunk xd_mmk_at2(r, ch) the 8 elements of row t * 128 + r from k = kt * 16 + ch * 8
 // (A, and B stored n x k: rows_k = 0), or, for B stored k x n (rows_k = 1), at xd_mmk_at16(kr,
 // c16) the 8 elements of k row kt * 16 + kr from column t * 128 + c16 * 8, zeros outside the
 // matrix: the layouts xd_gemm_mma's ldmatrix addresses read. `off`, `ld`
 // (elements between rows of the source) and `bs` (between batches) are multiples of 8, as are
 // the dense extent and k (xpu::plan_gemm's conditions), so a chunk is wholly inside or outside.
-__kernel void xd_gemm_pack_mma(__global uint4* dst, long dst0, __global const T* src, long off, long ld, long bs,
-                               long rows, long k, long tiles, long steps, long chunks, int rows_k) {
-  const long id = (long)get_global_id(0);
-  if (id >= chunks) return;
-  const int q = (int)(id % XD_MMK_PCHUNKS);
-  const long image = id / XD_MMK_PCHUNKS, kt = image % steps, t = (image / steps) % tiles, bt = image / (steps * tiles);
+__kernel __attribute__((reqd_work_group_size(XD_MMK_PCHUNKS, 1, 1))) void xd_gemm_pack_mma(
+    __global uint4* dst, long dst0, __global const T* src, long off, long ld, long bs, long rows, long k, int tiles,
+    int steps, int rows_k) {
+  const int q = (int)get_local_id(0);
+  long image, kt, t, bt;
+  xd_mmk_image(tiles, steps, &image, &kt, &t, &bt);
   long row, col;
   int at;
   if (rows_k) {

@@ -139,7 +139,8 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void xd_gemm_wgmma_pac
   }
 }
 
-// Packs one operand along k, one work-item per 16-byte chunk of the image, in image order: image
+// Packs one operand along k, one work-item per 16-byte chunk of the image, in image order, and one
+// work-group per image (xd_mmk_image): image
 // (bt, t, kt) of the operand's `tiles` tiles of 128 rows (A's m, or B's n) and `steps` k steps of
 // 16 holds at chunk xd_wg_at(r, c) the 8 elements of row t * 128 + r from k = kt * 16 + c * 8,
 // zeros outside the matrix. `rows_k` = 0: the source is dense along k (A; B stored n x k), a
@@ -147,12 +148,12 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void xd_gemm_wgmma_pac
 // from 8 k rows. `off`, `ld` (elements between the source's rows) and `bs` (between batches) are
 // multiples of 8, as are k and, for rows_k, the row count (xpu::plan_gemm's conditions), so a
 // chunk is wholly inside or outside.
-__kernel void xd_gemm_pack_wgmma(__global uint4* dst, long dst0, __global const T* src, long off, long ld, long bs,
-                                 long rows, long k, long tiles, long steps, long chunks, int rows_k) {
-  const long id = (long)get_global_id(0);
-  if (id >= chunks) return;
-  const int q = (int)(id % XD_MMK_PCHUNKS);  // = xd_wg_at(r, c)
-  const long image = id / XD_MMK_PCHUNKS, kt = image % steps, t = (image / steps) % tiles, bt = image / (steps * tiles);
+__kernel __attribute__((reqd_work_group_size(XD_MMK_PCHUNKS, 1, 1))) void xd_gemm_pack_wgmma(
+    __global uint4* dst, long dst0, __global const T* src, long off, long ld, long bs, long rows, long k, int tiles,
+    int steps, int rows_k) {
+  const int q = (int)get_local_id(0);  // = xd_wg_at(r, c)
+  long image, kt, t, bt;
+  xd_mmk_image(tiles, steps, &image, &kt, &t, &bt);
   const long row = t * 128 + (q >> 4) * 8 + (q & 7), k0 = kt * 16 + ((q >> 3) & 1) * 8;
   uint4 v = (uint4)(0u);
   if (row < rows && k0 < k) {
@@ -167,7 +168,7 @@ __kernel void xd_gemm_pack_wgmma(__global uint4* dst, long dst0, __global const 
       v = (uint4)(h[0] | (uint)h[1] << 16, h[2] | (uint)h[3] << 16, h[4] | (uint)h[5] << 16, h[6] | (uint)h[7] << 16);
     }
   }
-  dst[dst0 + id] = v;
+  dst[dst0 + image * XD_MMK_PCHUNKS + q] = v;
 }
 
 #endif  // XD_NV_WGMMA

@@ -73,6 +73,17 @@ inline void xd_warp_sync(void) { XD_ASM volatile("bar.warp.sync 0xffffffff;" : :
 #define XD_MMK_PSTAGES 4
 #endif
 
+// The packing kernels' work-group: image (bt, t, kt) of `tiles` tiles and `steps` k steps per
+// batch, the image's index in the workspace. In 32-bit arithmetic, cheaper than 64-bit division
+// (xpu::run_matmul packs at most 2^31 - 1 images, 8 TiB).
+inline void xd_mmk_image(int tiles, int steps, long* image, long* kt, long* t, long* bt) {
+  const uint g = (uint)get_group_id(0), rest = g / (uint)steps;
+  *image = (long)g;
+  *kt = (long)(g - rest * (uint)steps);
+  *t = (long)(rest % (uint)tiles);
+  *bt = (long)(rest / (uint)tiles);
+}
+
 // The packed kernels' stage copies (matmul_mma.cl's xd_gemm_mma_packed_*, matmul_wgmma.cl's xd_gemm_wgmma_packed):
 // one bulk copy of 4 KiB per operand into stage `st`, completing on its mbarrier `bar` (Hopper's
 // bulk copy engine, PTX ISA 8.0, sm_90).
