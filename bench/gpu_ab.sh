@@ -26,7 +26,7 @@ workloads=(
   "rms_norm|--op rms_norm --op rms_norm_backward --size 4096x4096 --size 16384x8192 --size 65536x4096 --reps 20"
   "bcast_softmax|--op add_broadcast --op softmax --size 4096x4096 --size 8192x8192 --size 16384x8192 --reps 20"
   "mm|--op mm --size 4096 --dtype f32 --dtype f16 --dtype bf16 --reps 10"
-  "quant_mm|--op int_mm --op scaled_mm --size 4096 --dtype i8 --dtype f8e4m3fn --dtype f8e5m2 --reps 10"
+  "quant_mm|--op int_mm --op scaled_mm --op scaled_mm_fast_accum --size 4096 --dtype i8 --dtype f8e4m3fn --dtype f8e5m2 --reps 10"
   "sparse|--op sparse_mm_1pct --op sparse_mm_5pct --reps 20"
   "sparse_dense|--op mm --size 8192x256x8192 --reps 20"
 )

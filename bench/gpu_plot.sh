@@ -10,7 +10,7 @@ b=("$stage/bin/xd-bench" --backend opencl --warmup 3)
 "${b[@]}" --op rms_norm --op rms_norm_backward --op softmax --op add_broadcast --size 16384x8192 --reps 20 \
   --json "$out/rows.json"
 "${b[@]}" --op mm --size 4096 --dtype f32 --dtype f16 --dtype bf16 --reps 10 --json "$out/mm.json"
-"${b[@]}" --op int_mm --op scaled_mm --size 4096 --dtype i8 --dtype f8e4m3fn --reps 10 --json "$out/quant_mm.json"
+"${b[@]}" --op int_mm --op scaled_mm --op scaled_mm_fast_accum --size 4096 --dtype i8 --dtype f8e4m3fn --reps 10 --json "$out/quant_mm.json"
 "${b[@]}" --op weight_int4_mm --size 16x16384x16384 --dtype bf16 --reps 20 --json "$out/int4.json"
 python3 "$here/bench/torch_reference.py" --suite matmul --csv "$out/torch_matmul.csv" 2>&1 | tail -3
 python3 "$here/bench/torch_reference.py" --suite ops --csv "$out/torch_ops.csv" 2>&1 | tail -3

@@ -32,7 +32,7 @@ section "xd-bench: mm 4096^3 f32 f16 bf16"
 "${bench[@]}" --op mm --size 4096 --dtype f32 --dtype f16 --dtype bf16 --reps 10 \
   --json "$out/mm.json" --csv "$out/mm.csv"
 section "xd-bench: int_mm i8, scaled_mm f8e4m3fn f8e5m2 at 4096^3"
-"${bench[@]}" --op int_mm --op scaled_mm --size 4096 --dtype i8 --dtype f8e4m3fn --dtype f8e5m2 --reps 10 \
+"${bench[@]}" --op int_mm --op scaled_mm --op scaled_mm_fast_accum --size 4096 --dtype i8 --dtype f8e4m3fn --dtype f8e5m2 --reps 10 \
   --json "$out/quant_mm.json" --csv "$out/quant_mm.csv"
 section "xd-bench: weight_int4_mm decode, K = N = 16384 (128 MiB of int4 weights), M = 1, 8 and 16"
 "${bench[@]}" --op weight_int4_mm --size 1x16384x16384 --size 8x16384x16384 --size 16x16384x16384 --dtype f32 \

@@ -323,6 +323,9 @@ def ops_suite(args, dev, add):
             sb = torch.tensor(2.0, device=dev)
             add("scaled_mm", name, [s, s, s], lambda: torch._scaled_mm(a, b, sa, sb, out_dtype=torch.bfloat16),
                 2.0 * s * s + 2.0 * s * s, 2.0 * s ** 3, kernel="cuBLASLt")
+            add("scaled_mm_fast_accum", name, [s, s, s],
+                lambda: torch._scaled_mm(a, b, sa, sb, out_dtype=torch.bfloat16, use_fast_accum=True),
+                2.0 * s * s + 2.0 * s * s, 2.0 * s ** 3, kernel="cuBLASLt")
             del a, b
 
     # weight_int4_mm (xd-bench: MxKxN, group 128). PyTorch's int4 kernel (torch._weight_int4pack_mm,

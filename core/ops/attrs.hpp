@@ -96,6 +96,7 @@ struct LayerNormBackwardAttrs {
 
 struct ScaledMmAttrs {
   Dtype out_dtype = Dtype::bf16;
+  bool use_fast_accum = false;
 };
 struct Conv2dAttrs {  // conv2d: 1 or 2 values each (meta_conv2d checks); `same`: padding "same"
   IntList stride, padding, dilation;

@@ -53,6 +53,7 @@ union KernelAttrs {
   xd_attrs_conv2d conv2d;
   xd_attrs_pool2d pool2d;
   xd_attrs_topk topk;
+  xd_attrs_scaled_mm scaled_mm;
 };
 
 struct MetaResult {

@@ -81,7 +81,8 @@ MetaResult meta_int_mm(const MetaArgs& m) {
 
 MetaResult meta_scaled_mm(const MetaArgs& m) {
   const char* op = "scaled_mm";
-  const Dtype out_dtype = attrs_of<ScaledMmAttrs>(m).out_dtype;
+  const ScaledMmAttrs& attrs = attrs_of<ScaledMmAttrs>(m);
+  const Dtype out_dtype = attrs.out_dtype;
   check_dtype_value(out_dtype, op);
   const TensorImpl& ia = checked_impl(*m.inputs[0], op, "self");
   const TensorImpl& ib = checked_impl(*m.inputs[1], op, "mat2");
@@ -100,6 +101,11 @@ MetaResult meta_scaled_mm(const MetaArgs& m) {
   r.device = &ia.device_record();
   r.key = ia.dtype;
   add_output(r, shape, 2, out_dtype);
+  xd_attrs_scaled_mm& k = r.kernel_attrs.scaled_mm;
+  k = xd_attrs_scaled_mm{};
+  k.struct_size = sizeof k;
+  k.use_fast_accum = attrs.use_fast_accum ? 1 : 0;
+  r.has_kernel_attrs = true;
   return r;
 }
 
@@ -113,10 +119,10 @@ Tensor int_mm(const Tensor& a, const Tensor& b) {
 }
 
 Tensor scaled_mm(const Tensor& a, const Tensor& b, const Tensor& scale_a, const Tensor& scale_b,
-                 const std::optional<Tensor>& bias, Dtype out_dtype) {
+                 const std::optional<Tensor>& bias, Dtype out_dtype, bool use_fast_accum) {
   const Tensor* ibias = bias && bias->defined() ? &*bias : nullptr;
   const MetaResult m = run_meta(XD_OP_SCALED_MM, "scaled_mm", {&a, &b, &scale_a, &scale_b, ibias},
-                                ScaledMmAttrs{out_dtype});
+                                ScaledMmAttrs{out_dtype, use_fast_accum});
   auto out = allocate_output(m, 0);
   if (out->numel > 0) {
     // Scales travel broadcast to [M, 1] and [1, N], whichever form (tensor-wise, row-wise) they have.
@@ -124,7 +130,7 @@ Tensor scaled_mm(const Tensor& a, const Tensor& b, const Tensor& scale_a, const 
     launch(XD_OP_SCALED_MM, m.key, *m.device,
            {arg(checked(a)), arg(checked(b)), arg_broadcast(checked(scale_a), sa_shape, 2),
             arg_broadcast(checked(scale_b), sb_shape, 2), ibias != nullptr ? arg(checked(*ibias)) : arg_absent()},
-           {arg(*out)}, nullptr);
+           {arg(*out)}, m.kernel_attrs_ptr());
   }
   return Tensor(std::move(out));
 }

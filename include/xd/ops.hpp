@@ -242,6 +242,9 @@ Tensor int_mm(const Tensor& a, const Tensor& b);
 // scaled_mm: PyTorch's torch._scaled_mm. out = (a * scale_a) @ (b * scale_b) + bias, a new tensor
 // [M,N] of out_dtype (f32, f16 or bf16); products summed in f32, scales applied to the sum, then
 // bias added and the result rounded once to out_dtype.
+//   use_fast_accum: as PyTorch's, the caller accepts sums at the lower precision of a matrix unit
+//   that adds fp8 products that way (Hopper's wgmma on the OpenCL backend, for m, n >= 1024), for
+//   its speed; backends without one sum in f32 as above. docs/ops/matmul.md gives the accuracy.
 //   a [M,K], b [K,N]: f8e4m3fn or f8e5m2, each either (mixed formats are accepted).
 //   scale_a, scale_b: f32, either tensor-wise (one element each: [], [1] or [1,1]) or row-wise
 //   (scale_a [M,1] per row of a, scale_b [1,N] per column of b); any other pairing is refused.
@@ -250,7 +253,8 @@ Tensor int_mm(const Tensor& a, const Tensor& b);
 // dtype), ShapeError (a or b not 2-d, K mismatch, scale or bias shapes), DeviceError (any input on
 // another device). The inputs are not modified and may be freed after the call returns.
 Tensor scaled_mm(const Tensor& a, const Tensor& b, const Tensor& scale_a, const Tensor& scale_b,
-                 const std::optional<Tensor>& bias = std::nullopt, Dtype out_dtype = Dtype::bf16);
+                 const std::optional<Tensor>& bias = std::nullopt, Dtype out_dtype = Dtype::bf16,
+                 bool use_fast_accum = false);
 
 // How cast() treats values beyond the target's range.
 //   standard: as Tensor::to: round to nearest even; overflow gives Inf, or NaN for f8e4m3fn

@@ -38,7 +38,7 @@ extern "C" {
 #endif
 
 #define XD_ABI_MAJOR 1
-#define XD_ABI_MINOR 6
+#define XD_ABI_MINOR 7
 
 #define XD_PLUGIN_QUERY_SYMBOL "xd_plugin_query"
 #define XD_PLUGIN_INIT_SYMBOL "xd_plugin_init"
@@ -126,7 +126,8 @@ typedef enum xd_op {
   /* ABI 1.1 (docs/plugin-abi.md, changelog). */
   XD_OP_INT_MM = 38,            /* [a i8 [M,K], b i8 [K,N]] -> [out i32 [M,N]] (none) exact, keyed on i8 */
   XD_OP_SCALED_MM = 39,         /* [a fp8 [M,K], b fp8 [K,N], scale_a f32, scale_b f32, bias? [N]] -> [out [M,N]]
-                                   (none) out = (a*scale_a) @ (b*scale_b) + bias, accumulated in f32, keyed on
+                                   (xd_attrs_scaled_mm from ABI 1.7; none before, which means fast accumulation
+                                   off) out = (a*scale_a) @ (b*scale_b) + bias, accumulated in f32, keyed on
                                    a's dtype. b may be the other fp8 format. The host passes scale_a broadcast
                                    to [M,1] and scale_b to [1,N] (stride 0 for a tensor-wise scale); out is
                                    f32, f16 or bf16 and bias (1-d, N) has out's dtype or bf16. */
@@ -413,6 +414,16 @@ typedef struct xd_attrs_topk {
   int32_t largest; /* 1: the k largest, 0: the k smallest */
   int32_t sorted;  /* 1: in the order above; 0: any order */
 } xd_attrs_topk;
+
+/* ABI 1.7. XD_OP_SCALED_MM. use_fast_accum: 0 (the default): every product summed in f32, as the
+ * op's contract says; 1: the caller accepts sums at the lower precision of a matrix unit that adds
+ * fp8 products that way (PyTorch's use_fast_accum; docs/ops/matmul.md says what xd-conform allows).
+ * A kernel may ignore it: summing in f32 is always allowed. A host before 1.7 passes no attribute
+ * struct: read that as 0. */
+typedef struct xd_attrs_scaled_mm {
+  size_t struct_size;
+  int32_t use_fast_accum;
+} xd_attrs_scaled_mm;
 
 /* ---------------------------------------------------------------- tensors as kernels see them */
 /* A strided view of device memory. `handle` is the plugin's own allocation handle (a host pointer

@@ -447,9 +447,11 @@ void bind_ops(py::module_& m) {
   m.def(
       "scaled_mm",
       [](const Tensor& a, const Tensor& b, const Tensor& sa, const Tensor& sb, const std::optional<Tensor>& bias,
-         xd::Dtype out_dtype) { return xd::scaled_mm(a, b, sa, sb, bias, out_dtype); },
+         xd::Dtype out_dtype,
+         bool use_fast_accum) { return xd::scaled_mm(a, b, sa, sb, bias, out_dtype, use_fast_accum); },
       py::arg("input"), py::arg("mat2"), py::arg("scale_a"), py::arg("scale_b"), py::arg("bias") = py::none(),
-      py::arg("out_dtype") = xd::Dtype::bf16, release_gil(), "torch._scaled_mm");
+      py::arg("out_dtype") = xd::Dtype::bf16, py::arg("use_fast_accum") = false, release_gil(),
+      "torch._scaled_mm (use_fast_accum: sums at the matrix unit's precision where a backend has one)");
   m.def(
       "cast",
       [](const Tensor& x, xd::Dtype dtype, const std::string& mode) {

@@ -385,6 +385,20 @@ def test_scaled_mm_matches_dequantised_matmul(device, out_dtype):
     np.testing.assert_allclose(to_np(got), expected, rtol=tol, atol=tol)
 
 
+@pytest.mark.parametrize("device", DEVICES)
+def test_scaled_mm_fast_accum_without_a_matrix_unit_sums_in_f32(device):
+    # The CPU and PoCL kernels have no reduced-precision accumulation to offer: the flag leaves
+    # their sums in f32, so both calls give the same bits.
+    rng = np.random.default_rng(5)
+    a, _ = _fp8_from(rng.standard_normal((24, 96)).tolist(), xd.float8_e4m3fn, device)
+    b, _ = _fp8_from(rng.standard_normal((96, 40)).tolist(), xd.float8_e4m3fn, device)
+    sa = xd.tensor([[0.25]], device=device)
+    sb = xd.tensor([[4.0]], device=device)
+    exact = xd.scaled_mm(a, b, sa, sb, out_dtype=xd.float32)
+    fast = xd.scaled_mm(a, b, sa, sb, out_dtype=xd.float32, use_fast_accum=True)
+    assert to_np(fast).tobytes() == to_np(exact).tobytes()
+
+
 def test_cast_standard_and_saturate():
     x = xd.tensor([1.0, -3.5, 1000.0, -1e6], dtype=xd.float32)
     assert xd.cast(x, xd.float8_e4m3fn, mode="saturate").to(xd.float32).tolist() == [1.0, -3.5, 448.0, -448.0]

@@ -37,6 +37,8 @@ const std::vector<WorkloadInfo>& workloads() {
     for (const char* op : {"mm", "addmm"}) w.push_back({op, op, Kind::matmul, k_gemm});
     // Keyed on i8 and on a's fp8 format: run with --dtype i8 / --dtype f8e4m3fn (or f8e5m2).
     for (const char* op : {"int_mm", "scaled_mm"}) w.push_back({op, op, Kind::matmul, k_gemm});
+    // scaled_mm with use_fast_accum (PyTorch's flag): Hopper's wgmma where the device has it.
+    w.push_back({"scaled_mm_fast_accum", "scaled_mm", Kind::matmul, k_gemm});
     for (const char* op : {"bmm", "baddbmm"}) w.push_back({op, op, Kind::batched, k_bgemm});
     w.push_back({"weight_int4_mm", "weight_int4_mm", Kind::int4_mm, k_int4});
     // The issue-6 target: 8192x8192 CSR at 1% and 5% times a dense 8192x256 (MxNxK).
@@ -305,7 +307,8 @@ Prepared prepare(const WorkloadInfo& w, Dtype dtype, const std::vector<int64_t>&
         // mat2 stored n x k, as PyTorch's row has it
         Tensor sa = full({}, 0.5, Dtype::f32, device), sb = full({}, 2.0, Dtype::f32, device);
         Tensor bt = values({n, k}, dtype, device).t();
-        p.run = [a, bt, sa, sb] { (void)scaled_mm(a, bt, sa, sb); };
+        const bool fast = w.name == "scaled_mm_fast_accum";
+        p.run = [a, bt, sa, sb, fast] { (void)scaled_mm(a, bt, sa, sb, std::nullopt, Dtype::bf16, fast); };
         p.flops = mnk2;
         p.bytes = static_cast<double>(m * k + k * n) * s + static_cast<double>(m * n) * 2.0;
         return p;

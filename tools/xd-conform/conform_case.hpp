@@ -74,6 +74,7 @@ struct Attrs {
   Dtype to_dtype = Dtype::f32;        // copy
   int64_t group_size = 0;             // weight_int4_mm, quantize_int4
   Dtype out_dtype = Dtype::bf16;      // scaled_mm
+  bool use_fast_accum = false;        // scaled_mm
   int64_t reduction_length = 1;       // how many terms each output sums over (tolerance scale)
   Dtype index_dtype = Dtype::i64;     // csr ops: the CSR operand's index dtype
   bool is_causal = false;             // scaled_dot_product_attention

@@ -217,10 +217,11 @@ bool module_needs_fp64(int32_t dtype, int32_t wtype) { return dtype == XD_DTYPE_
 
 std::vector<std::string> program_sources(const std::string& source) {
   // int4_mma.cl, mma_common.cl, matmul_mma.cl, quant_mm_mma.cl and attention_mma.cl: empty without XD_NV_MMA (and
-  // for dtypes they do not serve); matmul_wgmma.cl without XD_NV_WGMMA
+  // for dtypes they do not serve); wgmma_common.cl, matmul_wgmma.cl and quant_mm_wgmma.cl without XD_NV_WGMMA
   if (source == "int4") return {"common", "int4", "int4_mma"};
-  if (source == "matmul") return {"common", "matmul", "mma_common", "matmul_mma", "matmul_wgmma"};
-  if (source == "quant_mm") return {"common", "quant_mm", "mma_common", "quant_mm_mma"};
+  if (source == "matmul") return {"common", "matmul", "mma_common", "matmul_mma", "wgmma_common", "matmul_wgmma"};
+  if (source == "quant_mm")
+    return {"common", "quant_mm", "mma_common", "quant_mm_mma", "wgmma_common", "quant_mm_wgmma"};
   if (source == "attention") return {"common", "attention", "mma_common", "attention_mma"};
   // matmul_dpas.cl reads matmul.cl's argument struct and epilogue (program_defines leaves out its kernels).
   if (source == "matmul_dpas8" || source == "matmul_dpas16") return {"common", "matmul", "matmul_dpas"};

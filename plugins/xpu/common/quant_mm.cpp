@@ -4,6 +4,8 @@
 #include "layout.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <optional>
 
 namespace xd::xpu {
 
@@ -94,6 +96,8 @@ qmm_call make_scaled_mm(const xd_kernel_call* c) {
     g.bias_kind = float_kind(bias->dtype, "bias");
     g.bias_off = element_offset(*bias), g.bias_n = bias->strides[0];
   }
+  // A host before ABI 1.7 passes no attribute struct: fast accumulation off.
+  if (const auto* at = plugin::find_attrs<xd_attrs_scaled_mm>(c)) call.fast_accum = at->use_fast_accum != 0;
   return call;
 }
 
@@ -155,8 +159,15 @@ qmm_plan plan_int_mm(const qmm_args& g, int64_t wg, int64_t max_groups_yz, bool 
   return plan_with(g, wg, max_groups_yz, mma, kIntMmMmaEntry, kIntMmEntry);
 }
 
-qmm_plan plan_scaled_mm(const qmm_args& g, int64_t wg, int64_t max_groups_yz, bool mma) {
-  return plan_with(g, wg, max_groups_yz, mma, g.b_fmt == 1 ? kScaledMmMmaE5m2 : kScaledMmMmaE4m3, kScaledMmEntry);
+qmm_plan plan_scaled_mm(const qmm_args& g, int64_t wg, int64_t max_groups_yz, bool mma, bool fast_wgmma) {
+  qmm_plan p = plan_with(g, wg, max_groups_yz, mma, g.b_fmt == 1 ? kScaledMmMmaE5m2 : kScaledMmMmaE4m3, kScaledMmEntry);
+  if (fast_wgmma && p.block == 128 && g.m >= kPackedMin && g.n >= kPackedMin) {
+    p.packed = true;
+    p.unpacked_entry = p.entry;
+    p.entry = g.b_fmt == 1 ? kScaledMmWgmmaE5m2 : kScaledMmWgmmaE4m3;
+    p.steps = (g.k + 31) / 32;
+  }
+  return p;
 }
 
 namespace {
@@ -186,14 +197,38 @@ xd_status run_scaled_mm(const xd_kernel_call* c) {
   return guard(c, [&] {
     const qmm_call call = make_scaled_mm(c);
     const device_info& dev = device_of(c);
-    run_grid(c, call, plan_scaled_mm(call.args, dev.work_group, dev.max_groups[1], dev.matmul_mma), [&](launch& k) {
-      k.buffer(*call.out)
-          .buffer(*call.a)
-          .buffer(*call.b)
-          .buffer(*call.scale_a)
-          .buffer(*call.scale_b)
-          .buffer(*call.bias);
-      k.value(call.args);
+    qmm_plan plan = plan_scaled_mm(call.args, dev.work_group, dev.max_groups[1], dev.matmul_mma,
+                                   dev.matmul_wgmma && call.fast_accum);
+    const qmm_args& g = call.args;
+    const int64_t a_tiles = (g.m + 127) / 128, b_tiles = (g.n + 127) / 128;
+    const int64_t a_chunks = a_tiles * plan.steps * 256, b_chunks = b_tiles * plan.steps * 256;
+    // The workspace is the operands' size again; where the device cannot spare it (or the packing
+    // could not count its images in 32 bits, 8 TiB), the _mma_ kernel computes the call in f32.
+    std::optional<plugin::scratch> space;
+    if (plan.packed && (a_chunks + b_chunks) / 256 <= INT32_MAX && plan.steps <= INT32_MAX)
+      space = plugin::try_workspace(c, static_cast<uint64_t>(a_chunks + b_chunks) * 16);
+    if (plan.packed && !space) plan.entry = plan.unpacked_entry;
+    if (!space) {
+      run_grid(c, call, plan, [&](launch& k) {
+        k.buffer(*call.out).buffer(*call.a).buffer(*call.b).buffer(*call.scale_a).buffer(*call.scale_b);
+        k.buffer(*call.bias).value(g);
+      });
+      return;
+    }
+    const plugin::scratch& ws = *space;
+    const int64_t a0 = static_cast<int64_t>(ws.offset / 16), b0 = a0 + a_chunks;
+    const auto pack = [&](int64_t dst0, const xd_view& src, int64_t off, int64_t ld, int64_t rows, int64_t tiles,
+                          int64_t chunks) {
+      launch k(c, {"quant_mm", call.a->dtype}, kQmmPackWgmma);
+      k.buffer(ws.handle).value(dst0).buffer(src).value(off).value(ld).value(rows).value(g.k);
+      k.value(static_cast<int32_t>(tiles)).value(static_cast<int32_t>(plan.steps));
+      k.run(grid::of_groups(static_cast<uint64_t>(chunks / 256), 256));  // a work-group per 4 KiB image
+    };
+    pack(a0, *call.a, g.a_off, g.a_m, g.m, a_tiles, a_chunks);
+    pack(b0, *call.b, g.b_off, g.b_n, g.n, b_tiles, b_chunks);
+    run_grid(c, call, plan, [&](launch& k) {
+      k.buffer(*call.out).buffer(ws.handle).buffer(ws.handle).buffer(*call.scale_a).buffer(*call.scale_b);
+      k.buffer(*call.bias).value(g).value(a0).value(b0);
     });
   });
 }

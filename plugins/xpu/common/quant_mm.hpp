@@ -39,6 +39,7 @@ struct qmm_call {
   const xd_view* scale_b = nullptr;
   const xd_view* bias = nullptr;
   qmm_args args{};
+  bool fast_accum = false;  // scaled_mm: xd_attrs_scaled_mm's use_fast_accum (0 without the struct)
 };
 // Checks ranks, shapes and dtypes (as the CPU reference does) and fills the arguments.
 qmm_call make_int_mm(const xd_kernel_call* c);
@@ -51,12 +52,23 @@ inline constexpr const char* kIntMmMmaEntry = "xd_int_mm_mma_nt";
 inline constexpr const char* kScaledMmMmaE4m3 = "xd_scaled_mm_mma_nt_b_e4m3";
 inline constexpr const char* kScaledMmMmaE5m2 = "xd_scaled_mm_mma_nt_b_e5m2";
 inline constexpr const char* kScaledMmEntry = "xd_scaled_mm";
+// quant_mm_wgmma.cl (Hopper's wgmma, operands packed by kQmmPackWgmma); scaled_mm's by mat2's
+// format, taken only for calls that allow fast accumulation
+inline constexpr const char* kScaledMmWgmmaE4m3 = "xd_scaled_mm_wgmma_b_e4m3";
+inline constexpr const char* kScaledMmWgmmaE5m2 = "xd_scaled_mm_wgmma_b_e5m2";
+inline constexpr const char* kQmmPackWgmma = "xd_qmm_pack_wgmma";
 
 struct qmm_plan {
   int64_t block = 0;                  // outputs per work-group along m and n (XD_QB; 128 for _mma_)
   int64_t local[3] = {};              // the work-group size (XD_QL x XD_QL; 128 x 1 for _mma_)
   const char* entry = nullptr;        // plan_int_mm's choice (plan_qmm leaves it to the caller)
   std::vector<gemm_launch> launches;  // row0 and group counts; batch0 unused (0)
+  // kScaledMmWgmma*: a and b are first packed into a workspace (kQmmPackWgmma: per operand its
+  // ceil(rows / 128) tiles of `steps` k32 images of 256 chunks of 16 bytes); `unpacked_entry` (the
+  // _mma_ kernel) runs the same call where no workspace can be had.
+  bool packed = false;
+  const char* unpacked_entry = nullptr;
+  int64_t steps = 0;
 };
 // `wg`: the work-group size the module is compiled for (XD_WG: XD_QL follows from it);
 // `max_groups_yz`: the most work-groups a launch may have along dim 1.
@@ -66,7 +78,9 @@ qmm_plan plan_qmm(const qmm_args& g, int64_t wg, int64_t max_groups_yz);
 // row strides and k multiples of 16), else xd_int_mm over plan_qmm's grid.
 qmm_plan plan_int_mm(const qmm_args& g, int64_t wg, int64_t max_groups_yz, bool mma);
 // scaled_mm's kernel: quant_mm_mma.cl's xd_scaled_mm_mma_nt_b_<mat2's format> on the same
-// conditions, else xd_scaled_mm.
-qmm_plan plan_scaled_mm(const qmm_args& g, int64_t wg, int64_t max_groups_yz, bool mma);
+// conditions, else xd_scaled_mm. With `fast_wgmma` (the device builds quant_mm_wgmma.cl and the
+// call allows fast accumulation) and m, n >= kPackedMin (matmul.hpp: packing pays only where tiles
+// are read by many work-groups), xd_scaled_mm_wgmma_b_<mat2's format> on packed operands.
+qmm_plan plan_scaled_mm(const qmm_args& g, int64_t wg, int64_t max_groups_yz, bool mma, bool fast_wgmma = false);
 
 }  // namespace xd::xpu

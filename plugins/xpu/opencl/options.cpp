@@ -68,9 +68,10 @@ const xd_option_desc kOptions[] = {
      {},
      nullptr,
      "1",
-     "0: the packed f16 and bf16 matmuls run matmul_mma.cl's mma.sync kernels, and matmul programs are built from "
-     "source alone; 1: on a device of compute capability 9.x whose driver builds PTX rewritten for sm_90a (probed "
-     "when the plugin initialises), they run matmul_wgmma.cl's wgmma kernel. Read when the plugin initialises."},
+     "0: the packed f16 and bf16 matmuls and scaled_mm with use_fast_accum run the mma.sync kernels, and the matmul "
+     "and quant_mm programs are built from source alone; 1: on a device of compute capability 9.x whose driver builds "
+     "PTX rewritten for sm_90a (probed when the plugin initialises), they run the wgmma kernels (matmul_wgmma.cl, "
+     "quant_mm_wgmma.cl). Read when the plugin initialises."},
     {sizeof(xd_option_desc),
      "XD_OPENCL_MATMUL_DPAS",
      XD_OPTION_CHOICE,

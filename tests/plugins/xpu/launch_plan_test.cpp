@@ -320,6 +320,38 @@ TEST(XpuPlanScaledMm, TensorCoresTakeAlignedOperandsAndMat2sFormatPicksTheEntry)
   EXPECT_EQ(std::string(xd::xpu::plan_scaled_mm(g, 256, 65535, true).entry), "xd_scaled_mm");
 }
 
+TEST(XpuPlanScaledMm, FastAccumulationTakesTheWgmmaKernelOnPackedOperandsOf1024RowsAndColumns) {
+  xd::xpu::qmm_args g{};
+  g.m = 4096, g.n = 4096, g.k = 4096;
+  g.a_m = 4096, g.a_k = 1;
+  g.b_k = 1, g.b_n = 4096;
+  g.c_m = 4096, g.c_n = 1;
+  // Without the call's use_fast_accum (or a device with wgmma) the f32-accumulating kernel runs.
+  EXPECT_STREQ(xd::xpu::plan_scaled_mm(g, 256, 65535, true, false).entry, "xd_scaled_mm_mma_nt_b_e4m3");
+  EXPECT_FALSE(xd::xpu::plan_scaled_mm(g, 256, 65535, true, false).packed);
+  xd::xpu::qmm_plan p = xd::xpu::plan_scaled_mm(g, 256, 65535, true, true);
+  EXPECT_STREQ(p.entry, "xd_scaled_mm_wgmma_b_e4m3");
+  EXPECT_TRUE(p.packed);
+  EXPECT_STREQ(p.unpacked_entry, "xd_scaled_mm_mma_nt_b_e4m3");  // where no workspace can be had
+  EXPECT_EQ(p.steps, 128);                                       // k steps of 32
+  EXPECT_EQ(p.block, 128);
+  EXPECT_EQ(p.local[0], 128);
+  g.b_fmt = 1;
+  g.k = 4112, g.a_m = 4112, g.b_n = 4112;
+  p = xd::xpu::plan_scaled_mm(g, 256, 65535, true, true);
+  EXPECT_STREQ(p.entry, "xd_scaled_mm_wgmma_b_e5m2");
+  EXPECT_EQ(p.steps, 129);  // the last step zero-filled past k
+  g.m = 1016;               // too few rows to repay the packing
+  p = xd::xpu::plan_scaled_mm(g, 256, 65535, true, true);
+  EXPECT_STREQ(p.entry, "xd_scaled_mm_mma_nt_b_e5m2");
+  EXPECT_FALSE(p.packed);
+  g.m = 4096, g.a_off = 8;  // operands the tensor cores do not take: neither kernel
+  EXPECT_STREQ(xd::xpu::plan_scaled_mm(g, 256, 65535, true, true).entry, "xd_scaled_mm");
+  EXPECT_FALSE(xd::xpu::plan_scaled_mm(g, 256, 65535, true, true).packed);
+  g.a_off = 0;
+  EXPECT_FALSE(xd::xpu::plan_scaled_mm(g, 256, 65535, false, true).packed) << "nor without the mma kernels";
+}
+
 // ---------------------------------------------------------------- DPAS (matmul_dpas.cl)
 std::string dpas_program(const gemm_args& g, int32_t dtype = XD_DTYPE_F16, int sg = 16) {
   const char* p = xd::xpu::plan_gemm_dpas(g, dtype, sg, 65535).program;

@@ -5,6 +5,10 @@
 
 #include "helpers.hpp"
 
+#include <algorithm>
+#include <string_view>
+#include <utility>
+
 namespace xd::conform {
 
 namespace {
@@ -90,6 +94,43 @@ void scaled_mm_cases(CaseList& l) {
     c.attrs.out_dtype = od;
     c.attrs.reduction_length = std::max<int64_t>(1, s.k);
   }
+  // use_fast_accum: a shape every device sums in f32 (below the packed kernels' 1024 rows), and in
+  // the full set the shapes Hopper's wgmma kernel takes (m, n >= 1024), one with mat2 in the other
+  // format, one with k past a thousand (its error grows with k).
+  std::vector<std::pair<Mm, bool>> fast = {{Mm{40, 64, 72, Layout::contiguous, Layout::transposed}, false}};
+  if (!l.quick) {
+    fast.push_back({Mm{1040, 80, 1100, Layout::contiguous, Layout::transposed}, false});
+    fast.push_back({Mm{1040, 80, 1100, Layout::contiguous, Layout::transposed}, true});
+    fast.push_back({Mm{1030, 1104, 1050, Layout::contiguous, Layout::transposed}, false});
+  }
+  for (size_t i = 0; i < fast.size(); ++i) {
+    const auto& [s, mixed] = fast[i];
+    const Dtype od = outs[i % 3];
+    Case& c = l.add(mm_text(s) + ".tensorwise.to_" + dtype_name(od) + ".bias" +
+                    (mixed ? std::string(".mat2_") + dtype_name(other) : "") + ".fast_accum");
+    InputSpec sa = ranged_input("scale_a", Dtype::f32, Shape{}, 0.25, 2.0);
+    InputSpec sb = ranged_input("scale_b", Dtype::f32, Shape{1}, 0.25, 2.0);
+    sa.values = sb.values = Values::positive;
+    c.inputs = {ranged_input("self", l.dtype, {s.m, s.k}, -2, 2, s.la),
+                ranged_input("mat2", mixed ? other : l.dtype, {s.k, s.n}, -2, 2, s.lb), sa, sb,
+                ranged_input("bias", od, {s.n}, -1, 1)};
+    c.attrs.out_dtype = od;
+    c.attrs.use_fast_accum = true;
+    c.attrs.reduction_length = std::max<int64_t>(1, s.k);
+  }
+}
+
+// use_fast_accum lets a matrix unit sum fp8 products below f32's precision: Hopper's keeps about
+// 14 significant bits (as DeepSeek-V3's technical report measured on H800s) against f32's 24, so
+// such a case is allowed f32's summed tolerance widened 2^10-fold (or its out dtype's, where that
+// is wider).
+Tolerance scaled_mm_tolerance(const Case& c, Dtype out) {
+  Tolerance t = summed_tolerance(c, out);
+  if (!c.attrs.use_fast_accum) return t;
+  Tolerance f = sum_tolerance(Dtype::f32, c.attrs.reduction_length);
+  t.rtol = std::max(t.rtol, f.rtol * 1024);
+  t.atol = std::max(t.atol, f.atol * 1024);
+  return t;
 }
 
 bool no_attr(const std::string&, const nlohmann::json&, Attrs&, std::string&) { return false; }
@@ -106,10 +147,15 @@ const QuantMmOp quant_mm_ops[] = {
     {"int_mm", int_mm_cases, [](const OpCall& c) { return int_mm(c.input(0), c.input(1)); }, false, no_attr},
     {"scaled_mm", scaled_mm_cases,
      [](const OpCall& c) {
-       return scaled_mm(c.input(0), c.input(1), c.input(2), c.input(3), c.optional_input(4), c.attrs.out_dtype);
+       return scaled_mm(c.input(0), c.input(1), c.input(2), c.input(3), c.optional_input(4), c.attrs.out_dtype,
+                        c.attrs.use_fast_accum);
      },
      true,
      [](const std::string& key, const nlohmann::json& v, Attrs& a, std::string& unsupported) {
+       if (key == "use_fast_accum") {
+         a.use_fast_accum = strict_get<bool>(v);
+         return true;
+       }
        if (key != "out_dtype") return false;
        const std::string name = strict_get<std::string>(v);
        if (const auto d = dtype_or_none(name))
@@ -127,6 +173,7 @@ class QuantMmFamily final : public TableFamily<QuantMmOp> {
   std::vector<Tensor> invoke(const OpCall& call) const override { return {entry(call.schema.name).call(call)}; }
 
   Tolerance tolerance(const Case& c, size_t, Dtype out) const override {
+    if (std::string_view(c.schema.name) == "scaled_mm") return scaled_mm_tolerance(c, out);
     return entry(c.schema.name).sums ? summed_tolerance(c, out) : dtype_tolerance(out);
   }
 

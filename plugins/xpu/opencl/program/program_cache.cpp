@@ -164,8 +164,10 @@ std::string program_cache::build_options(const program_id& id) const {
   if (device_.nv_mma) o += " -DXD_NV_MMA";
   // matmul_mma.cl's packed kernels (the bulk copy engine, compute capability 9.0).
   if (device_.nv_bulk) o += " -DXD_NV_BULK";
-  // matmul_wgmma.cl's kernel (Hopper's wgmma), whose PTX build() rewrites for sm_90a.
-  if (device_.nv_wgmma && std::string_view(id.source) == "matmul") o += " -DXD_NV_WGMMA";
+  // matmul_wgmma.cl's and quant_mm_wgmma.cl's kernels (Hopper's wgmma), whose PTX build() rewrites
+  // for sm_90a.
+  if (device_.nv_wgmma && (std::string_view(id.source) == "matmul" || std::string_view(id.source) == "quant_mm"))
+    o += " -DXD_NV_WGMMA";
   // A program that is a variant of its source (matmul_dpas8/16: the sub-group size, matmul.cl's
   // epilogue only), and the DPAS builtins emulated where the device was told to (a test mode).
   const std::vector<std::string> variant = xpu::program_defines(id.source);

@@ -1,0 +1,131 @@
+// The warpgroup tensor-core instruction of Hopper (wgmma) as the f16/bf16 matmuls
+// (matmul_wgmma.cl) and fp8 scaled_mm (quant_mm_wgmma.cl) use it: the sm_90a route through the
+// program cache, shared-memory descriptors of the packed operands' image, and the main loop of a
+// 128 x 128 tile (xd_wg_tile). Part of the matmul and quant_mm programs after mma_common.cl
+// (kernel_list.cpp's program_sources); empty without XD_NV_WGMMA, never part of a Level Zero
+// module.
+#if defined(XD_NV_WGMMA) && defined(XD_NV_BULK) && defined(XD_NV_MMA)
+
+// ---------------------------------------------------------------- wgmma (Hopper, sm_90a)
+// NVIDIA's OpenCL compiles source for `.target sm_90`, where ptxas rejects every wgmma
+// instruction (they need sm_90a). So each wgmma line of an inline asm begins with XD_WGMMA_LIVE, a
+// PTX comment: the compiler sees a statement that reads and writes its operands and places them in
+// registers, and the program cache (program/program_cache.cpp, program/wgmma_ptx.hpp) takes the
+// program's PTX, deletes the marker, names `.target sm_90a` and builds that PTX as the program's
+// binary. A program built without that step would compute nothing, so the plugin defines
+// XD_NV_WGMMA only together with it (the device's probe: program/program_cache.hpp, wgmma_route).
+#define XD_WGMMA_LIVE "// XD_SM90A "
+
+// The operands' image (matmul_wgmma.cl's xd_gemm_pack_wgmma, quant_mm_wgmma.cl's
+// xd_qmm_pack_wgmma): a stage's 128 rows by 32 bytes of k as 8 x 8 "core matrices" of 128
+// contiguous bytes (8 rows of 16 bytes), the two along k of 8 rows next to each other: chunk c (along k) of row r at xd_wg_at(r, c). wgmma reads it without
+// swizzling, core matrices XD_WG_LBO bytes apart along k and XD_WG_SBO bytes apart along the rows.
+inline int xd_wg_at(int r, int c) { return ((r >> 3) * 2 + c) * 8 + (r & 7); }
+#ifndef XD_WG_LBO
+#define XD_WG_LBO 128
+#endif
+#ifndef XD_WG_SBO
+#define XD_WG_SBO 256
+#endif
+
+// A shared-memory matrix descriptor: the start address and both offsets in 16-byte units, no
+// swizzle (bits 62-63 zero), base offset 0.
+inline ulong xd_wg_desc(uint addr) {
+  return (ulong)((addr & 0x3FFFFu) >> 4) | ((ulong)(XD_WG_LBO >> 4) << 16) | ((ulong)(XD_WG_SBO >> 4) << 32);
+}
+
+#define XD_WG_F4(v) "+f"(v.s0), "+f"(v.s1), "+f"(v.s2), "+f"(v.s3)
+#define XD_WG_ACC(D)                                                                                                  \
+  XD_WG_F4(D[0]), XD_WG_F4(D[1]), XD_WG_F4(D[2]), XD_WG_F4(D[3]), XD_WG_F4(D[4]), XD_WG_F4(D[5]), XD_WG_F4(D[6]),    \
+      XD_WG_F4(D[7]), XD_WG_F4(D[8]), XD_WG_F4(D[9]), XD_WG_F4(D[10]), XD_WG_F4(D[11]), XD_WG_F4(D[12]),             \
+      XD_WG_F4(D[13]), XD_WG_F4(D[14]), XD_WG_F4(D[15])
+// D (float4[16]: 64 f32 accumulators) += A (64 rows, descriptor DA) * B (128 rows, descriptor DB)
+// over one k step, both K-major, scale-d 1: the accumulators are read. TY: the operands' types,
+// e.g. "bf16.bf16", "e4m3.e5m2"; K: the step, XD_WG_K16 for 16-bit types (with transpose flags 0)
+// or XD_WG_K32 for fp8 (which has none: K-major only).
+#define XD_WG_K16 "k16", ", 0, 0"
+#define XD_WG_K32 "k32", ""
+#define XD_WG_MMA(D, DA, DB, K, TY) XD_WG_MMA_(D, DA, DB, K, TY)  // K expands to two arguments
+#define XD_WG_MMA_(D, DA, DB, K, TAIL, TY)                                                                            \
+  XD_ASM volatile(XD_WGMMA_LIVE "wgmma.mma_async.sync.aligned.m64n128" K ".f32." TY                                   \
+                                " {%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22," \
+                                "%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43," \
+                                "%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63}, "   \
+                                "%64, %65, 1, 1, 1" TAIL ";"                                                            \
+                  : XD_WG_ACC(D)                                                                                      \
+                  : "l"(DA), "l"(DB)                                                                                  \
+                  : "memory")
+
+// The products of a 128 x 128 output tile over `steps` packed k steps (pa, pb: the tile's first
+// image of each operand, consecutive steps 256 chunks apart) into acc0 (rows 0-63) and acc1 (rows
+// 64-127), on a work-group of one warpgroup (128 work-items). Work-item 0 fills the stages with
+// bulk copies, XD_MMK_PSTAGES - 1 ahead; per step, after its stage's mbarrier, two wgmma left in
+// flight while the previous step's stage is refilled. `kind`, the operands' types: 0 f16, 1 bf16,
+// 2 + 2 a_e5m2 + b_e5m2 fp8 (a constant after inlining: one wgmma form is left). A packed step is
+// 32 bytes of k either way: 16 of a 16-bit type, 32 of fp8.
+// Accumulator j of warp w, lane (g, t) of a 64-row half: rows 16 w + g and + 8, columns 8 j + 2 t
+// and + 1 (s0, s1; s2, s3 for the row + 8): the layout of mma.m16n8, one n8 tile per j.
+inline __attribute__((always_inline)) void xd_wg_tile(__global const uint4* pa, __global const uint4* pb, int steps,
+                                                      __local uint4* sa, __local uint4* sb, __local ulong* bars,
+                                                      float4* acc0, float4* acc1, const int kind) {
+  const int S = XD_MMK_PSTAGES;
+  const int tid = (int)get_local_id(0);
+  const uint sa0 = xd_mmk_shared(sa), sb0 = xd_mmk_shared(sb), bar0 = (uint)(ulong)bars;
+  const uint stage_bytes = XD_MMK_PCHUNKS * 16u;
+  if (tid == 0) xd_mmk_bar_init(bar0, S);
+  barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+  for (int s = 0; s < S - 1; ++s)
+    if (s < steps && tid == 0)
+      xd_mmk_bulk_stage(sa0 + s * stage_bytes, sb0 + s * stage_bytes, pa + s * XD_MMK_PCHUNKS, pb + s * XD_MMK_PCHUNKS,
+                        bar0 + 8u * s);
+#pragma unroll
+  for (int j = 0; j < 16; ++j) acc0[j] = acc1[j] = (float4)(0.0f);
+
+  int use = 0, fill = S - 1;
+  for (int kt = 0; kt < steps; ++kt) {
+    xd_mmk_bar_wait(bar0 + 8u * use, (uint)(kt / S) & 1u);
+    const uint ta = sa0 + use * stage_bytes, tb = sb0 + use * stage_bytes;
+    const ulong db = xd_wg_desc(tb), da0 = xd_wg_desc(ta), da1 = xd_wg_desc(ta + 8u * XD_WG_SBO);
+    XD_ASM volatile(XD_WGMMA_LIVE "wgmma.fence.sync.aligned;" : : : "memory");
+    if (kind == 0) {
+      XD_WG_MMA(acc0, da0, db, XD_WG_K16, "f16.f16");
+      XD_WG_MMA(acc1, da1, db, XD_WG_K16, "f16.f16");
+    } else if (kind == 1) {
+      XD_WG_MMA(acc0, da0, db, XD_WG_K16, "bf16.bf16");
+      XD_WG_MMA(acc1, da1, db, XD_WG_K16, "bf16.bf16");
+    } else if (kind == 2) {
+      XD_WG_MMA(acc0, da0, db, XD_WG_K32, "e4m3.e4m3");
+      XD_WG_MMA(acc1, da1, db, XD_WG_K32, "e4m3.e4m3");
+    } else if (kind == 3) {
+      XD_WG_MMA(acc0, da0, db, XD_WG_K32, "e4m3.e5m2");
+      XD_WG_MMA(acc1, da1, db, XD_WG_K32, "e4m3.e5m2");
+    } else if (kind == 4) {
+      XD_WG_MMA(acc0, da0, db, XD_WG_K32, "e5m2.e4m3");
+      XD_WG_MMA(acc1, da1, db, XD_WG_K32, "e5m2.e4m3");
+    } else {
+      XD_WG_MMA(acc0, da0, db, XD_WG_K32, "e5m2.e5m2");
+      XD_WG_MMA(acc1, da1, db, XD_WG_K32, "e5m2.e5m2");
+    }
+    XD_ASM volatile(XD_WGMMA_LIVE "wgmma.commit_group.sync.aligned;" : : : "memory");
+    // Step kt's products stay in flight; step kt - 1's are done in this warp, and past the barrier
+    // in every warp, so its stage (`fill`) takes step kt + S - 1 while the tensor cores work.
+    XD_ASM volatile(XD_WGMMA_LIVE "wgmma.wait_group.sync.aligned 1;" : : : "memory");
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const int next = kt + S - 1;
+    if (tid == 0 && next < steps) {
+      xd_mmk_proxy_fence();
+      xd_mmk_bulk_stage(sa0 + fill * stage_bytes, sb0 + fill * stage_bytes, pa + next * XD_MMK_PCHUNKS,
+                        pb + next * XD_MMK_PCHUNKS, bar0 + 8u * fill);
+    }
+    use = use == S - 1 ? 0 : use + 1;
+    fill = fill == S - 1 ? 0 : fill + 1;
+  }
+  XD_ASM volatile(XD_WGMMA_LIVE "wgmma.wait_group.sync.aligned 0;" : : : "memory");
+  // The accumulators as operands of an empty statement after the wait: the compiler keeps every
+  // later use of them after it.
+  XD_ASM volatile("" : XD_WG_ACC(acc0) : : "memory");
+  XD_ASM volatile("" : XD_WG_ACC(acc1) : : "memory");
+}
+
+#endif  // XD_NV_WGMMA
