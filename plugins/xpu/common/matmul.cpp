@@ -146,6 +146,11 @@ void launch_gemm(const xd_kernel_call* c, const gemm_call& call, const program& 
 
 }  // namespace
 
+std::optional<plugin::scratch> packed_workspace(const xd_kernel_call* c, int64_t chunks, int64_t steps) {
+  if (chunks / 256 > INT32_MAX || steps > INT32_MAX) return std::nullopt;
+  return plugin::try_workspace(c, static_cast<uint64_t>(chunks) * 16);
+}
+
 gemm_pack pack_of(const gemm_args& g) {
   gemm_pack p;
   p.a_tiles = (g.m + 127) / 128;
@@ -294,13 +299,9 @@ xd_status run_matmul(const xd_kernel_call* c) {
     }
     const gemm_args& g = call.args;
     const gemm_pack pk = pack_of(g);
-    // The workspace is about the operands' size again; where the device cannot spare it, or the
-    // packing kernels could not count its images in 32 bits (a work-group each: 8 TiB and more),
-    // the unpacked kernel computes the same bits without one.
-    const bool fits32 = pk.steps <= INT32_MAX && pk.a_tiles <= INT32_MAX && pk.b_tiles <= INT32_MAX &&
-                        (pk.a_chunks + pk.b_chunks) / 256 <= INT32_MAX;
-    const std::optional<plugin::scratch> space =
-        fits32 ? plugin::try_workspace(c, static_cast<uint64_t>(pk.a_chunks + pk.b_chunks) * 16) : std::nullopt;
+    // The workspace is about the operands' size again; without it the unpacked kernel computes the
+    // same bits.
+    const std::optional<plugin::scratch> space = packed_workspace(c, pk.a_chunks + pk.b_chunks, pk.steps);
     if (!space) {
       launch_gemm(c, call, prog, plan.unpacked_entry, g, plan.local, plan.launches);
       return;

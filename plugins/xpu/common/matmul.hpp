@@ -6,9 +6,11 @@
 // gemm_launch for quant_mm's.
 #pragma once
 
+#include <xd/plugin.hpp>
 #include <xd/plugin_abi.h>
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -72,6 +74,11 @@ gemm_pack pack_of(const gemm_args& g);
 // which pays only where each of their tiles is read by many work-groups (A's by n / 128, B's by
 // m / 128): on an H100, llama_mlp's 512 x 4096 x 11008 ran 0.83 ms packed against 0.79 unpacked.
 inline constexpr int64_t kPackedMin = 1024;
+// The workspace of a call's packed operands, `chunks` of 16 bytes in images of 256 (4 KiB), `steps`
+// k steps per tile; nullopt where the device cannot spare it, or where the packing kernels, which
+// count images and steps in 32 bits (a work-group per image), could not (8 TiB and more). The
+// caller then runs its unpacked kernel, which computes the call without one.
+std::optional<plugin::scratch> packed_workspace(const xd_kernel_call* c, int64_t chunks, int64_t steps);
 // `wg`: the work-group size the kernels are compiled for (XD_WG: XD_GT follows from it);
 // `max_groups_yz`: the most work-groups a launch may have along dims 1 and 2; `mma`: the device
 // builds matmul_mma.cl's tensor-core kernels and the dtype is f16 or bf16. They are taken for

@@ -4,7 +4,6 @@
 #include "layout.hpp"
 
 #include <algorithm>
-#include <cstdint>
 #include <optional>
 
 namespace xd::xpu {
@@ -202,11 +201,9 @@ xd_status run_scaled_mm(const xd_kernel_call* c) {
     const qmm_args& g = call.args;
     const int64_t a_tiles = (g.m + 127) / 128, b_tiles = (g.n + 127) / 128;
     const int64_t a_chunks = a_tiles * plan.steps * 256, b_chunks = b_tiles * plan.steps * 256;
-    // The workspace is the operands' size again; where the device cannot spare it (or the packing
-    // could not count its images in 32 bits, 8 TiB), the _mma_ kernel computes the call in f32.
+    // The workspace is the operands' size again; without it the _mma_ kernel computes the call in f32.
     std::optional<plugin::scratch> space;
-    if (plan.packed && (a_chunks + b_chunks) / 256 <= INT32_MAX && plan.steps <= INT32_MAX)
-      space = plugin::try_workspace(c, static_cast<uint64_t>(a_chunks + b_chunks) * 16);
+    if (plan.packed) space = packed_workspace(c, a_chunks + b_chunks, plan.steps);
     if (plan.packed && !space) plan.entry = plan.unpacked_entry;
     if (!space) {
       run_grid(c, call, plan, [&](launch& k) {

@@ -40,13 +40,10 @@ inline ulong xd_wg_desc(uint addr) {
       XD_WG_F4(D[7]), XD_WG_F4(D[8]), XD_WG_F4(D[9]), XD_WG_F4(D[10]), XD_WG_F4(D[11]), XD_WG_F4(D[12]),             \
       XD_WG_F4(D[13]), XD_WG_F4(D[14]), XD_WG_F4(D[15])
 // D (float4[16]: 64 f32 accumulators) += A (64 rows, descriptor DA) * B (128 rows, descriptor DB)
-// over one k step, both K-major, scale-d 1: the accumulators are read. TY: the operands' types,
-// e.g. "bf16.bf16", "e4m3.e5m2"; K: the step, XD_WG_K16 for 16-bit types (with transpose flags 0)
-// or XD_WG_K32 for fp8 (which has none: K-major only).
-#define XD_WG_K16 "k16", ", 0, 0"
-#define XD_WG_K32 "k32", ""
-#define XD_WG_MMA(D, DA, DB, K, TY) XD_WG_MMA_(D, DA, DB, K, TY)  // K expands to two arguments
-#define XD_WG_MMA_(D, DA, DB, K, TAIL, TY)                                                                            \
+// over one k step, both K-major, scale-d 1: the accumulators are read. K: the step, "k16" for
+// 16-bit types, whose TAIL gives the transpose flags (", 0, 0"), or "k32" for fp8, which has none
+// (K-major only; TAIL ""). TY: the operands' types, e.g. "bf16.bf16", "e4m3.e5m2".
+#define XD_WG_MMA(D, DA, DB, K, TAIL, TY)                                                                             \
   XD_ASM volatile(XD_WGMMA_LIVE "wgmma.mma_async.sync.aligned.m64n128" K ".f32." TY                                   \
                                 " {%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22," \
                                 "%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43," \
@@ -55,6 +52,10 @@ inline ulong xd_wg_desc(uint addr) {
                   : XD_WG_ACC(D)                                                                                      \
                   : "l"(DA), "l"(DB)                                                                                  \
                   : "memory")
+// One step of xd_wg_tile: both 64-row halves of its tile against B.
+#define XD_WG_STEP(K, TAIL, TY)         \
+  XD_WG_MMA(acc0, da0, db, K, TAIL, TY); \
+  XD_WG_MMA(acc1, da1, db, K, TAIL, TY)
 
 // The products of a 128 x 128 output tile over `steps` packed k steps (pa, pb: the tile's first
 // image of each operand, consecutive steps 256 chunks apart) into acc0 (rows 0-63) and acc1 (rows
@@ -89,23 +90,17 @@ inline __attribute__((always_inline)) void xd_wg_tile(__global const uint4* pa, 
     const ulong db = xd_wg_desc(tb), da0 = xd_wg_desc(ta), da1 = xd_wg_desc(ta + 8u * XD_WG_SBO);
     XD_ASM volatile(XD_WGMMA_LIVE "wgmma.fence.sync.aligned;" : : : "memory");
     if (kind == 0) {
-      XD_WG_MMA(acc0, da0, db, XD_WG_K16, "f16.f16");
-      XD_WG_MMA(acc1, da1, db, XD_WG_K16, "f16.f16");
+      XD_WG_STEP("k16", ", 0, 0", "f16.f16");
     } else if (kind == 1) {
-      XD_WG_MMA(acc0, da0, db, XD_WG_K16, "bf16.bf16");
-      XD_WG_MMA(acc1, da1, db, XD_WG_K16, "bf16.bf16");
+      XD_WG_STEP("k16", ", 0, 0", "bf16.bf16");
     } else if (kind == 2) {
-      XD_WG_MMA(acc0, da0, db, XD_WG_K32, "e4m3.e4m3");
-      XD_WG_MMA(acc1, da1, db, XD_WG_K32, "e4m3.e4m3");
+      XD_WG_STEP("k32", "", "e4m3.e4m3");
     } else if (kind == 3) {
-      XD_WG_MMA(acc0, da0, db, XD_WG_K32, "e4m3.e5m2");
-      XD_WG_MMA(acc1, da1, db, XD_WG_K32, "e4m3.e5m2");
+      XD_WG_STEP("k32", "", "e4m3.e5m2");
     } else if (kind == 4) {
-      XD_WG_MMA(acc0, da0, db, XD_WG_K32, "e5m2.e4m3");
-      XD_WG_MMA(acc1, da1, db, XD_WG_K32, "e5m2.e4m3");
+      XD_WG_STEP("k32", "", "e5m2.e4m3");
     } else {
-      XD_WG_MMA(acc0, da0, db, XD_WG_K32, "e5m2.e5m2");
-      XD_WG_MMA(acc1, da1, db, XD_WG_K32, "e5m2.e5m2");
+      XD_WG_STEP("k32", "", "e5m2.e5m2");
     }
     XD_ASM volatile(XD_WGMMA_LIVE "wgmma.commit_group.sync.aligned;" : : : "memory");
     // Step kt's products stay in flight; step kt - 1's are done in this warp, and past the barrier

@@ -6,7 +6,6 @@
 #include "helpers.hpp"
 
 #include <algorithm>
-#include <string_view>
 #include <utility>
 
 namespace xd::conform {
@@ -120,10 +119,10 @@ void scaled_mm_cases(CaseList& l) {
   }
 }
 
-// use_fast_accum lets a matrix unit sum fp8 products below f32's precision: Hopper's keeps about
-// 14 significant bits (as DeepSeek-V3's technical report measured on H800s) against f32's 24, so
-// such a case is allowed f32's summed tolerance widened 2^10-fold (or its out dtype's, where that
-// is wider).
+// Compared like a matmul (rounding growing with sqrt K). use_fast_accum lets a matrix unit sum
+// fp8 products below f32's precision: Hopper's keeps about 14 significant bits (as DeepSeek-V3's
+// technical report measured on H800s) against f32's 24, so such a case is allowed f32's summed
+// tolerance widened 2^10-fold (or its out dtype's, where that is wider).
 Tolerance scaled_mm_tolerance(const Case& c, Dtype out) {
   Tolerance t = summed_tolerance(c, out);
   if (!c.attrs.use_fast_accum) return t;
@@ -139,18 +138,20 @@ struct QuantMmOp {
   const char* name;
   void (*cases)(CaseList&);
   Tensor (*call)(const OpCall& c);
-  bool sums;  // compared like a matmul (sqrt K); int_mm's i32 sums are exact anyway
+  Tolerance (*tolerance)(const Case& c, Dtype out);
   bool (*golden_attr)(const std::string& key, const nlohmann::json& v, Attrs& a, std::string& unsupported);
 };
 
 const QuantMmOp quant_mm_ops[] = {
-    {"int_mm", int_mm_cases, [](const OpCall& c) { return int_mm(c.input(0), c.input(1)); }, false, no_attr},
+    // int_mm's i32 sums are exact: its dtype's tolerance (none) however long they are.
+    {"int_mm", int_mm_cases, [](const OpCall& c) { return int_mm(c.input(0), c.input(1)); },
+     [](const Case&, Dtype out) { return dtype_tolerance(out); }, no_attr},
     {"scaled_mm", scaled_mm_cases,
      [](const OpCall& c) {
        return scaled_mm(c.input(0), c.input(1), c.input(2), c.input(3), c.optional_input(4), c.attrs.out_dtype,
                         c.attrs.use_fast_accum);
      },
-     true,
+     scaled_mm_tolerance,
      [](const std::string& key, const nlohmann::json& v, Attrs& a, std::string& unsupported) {
        if (key == "use_fast_accum") {
          a.use_fast_accum = strict_get<bool>(v);
@@ -173,8 +174,7 @@ class QuantMmFamily final : public TableFamily<QuantMmOp> {
   std::vector<Tensor> invoke(const OpCall& call) const override { return {entry(call.schema.name).call(call)}; }
 
   Tolerance tolerance(const Case& c, size_t, Dtype out) const override {
-    if (std::string_view(c.schema.name) == "scaled_mm") return scaled_mm_tolerance(c, out);
-    return entry(c.schema.name).sums ? summed_tolerance(c, out) : dtype_tolerance(out);
+    return entry(c.schema.name).tolerance(c, out);
   }
 
   bool read_golden_attr(const std::string& op, const std::string& key, const nlohmann::json& value, Attrs& attrs,
