@@ -97,15 +97,15 @@ nv_kernel nv_kernel_for(const gemm_args& g, bool mma, bool async_f32) {
   const bool nn = g.b_n == 1 && whole(g.b_k) && whole(g.n);
   if (!nn && !(g.b_k == 1 && whole(g.b_n))) return {};
   if (!skinny) return {nn ? "xd_gemm_mma_nn" : "xd_gemm_mma_nt", 128, 128, false, nn};
-  // Wide B: 64 columns per work-group, so that A (read once per work-group) costs half as much per
-  // byte of B (16384 x 16384 bf16, M = 16, on an H100: 0.314 -> 0.225 ms); narrower B keeps 32 for
-  // the work-groups' number. The f32 form then runs four warps (its stages of 64 columns fill
-  // 40 KiB), the tensor-core form eight.
+  // Wide B: more columns per work-group, so that A (read once per work-group) costs less per byte
+  // of B; narrower B keeps 32 for the work-groups' number. The tensor-core form then takes 128
+  // columns with four warps of two stages (36 KiB), the f32 form 64 with four warps (its stages of
+  // 64 columns fill 40 KiB). Measured: docs/performance.md, "Decode shapes on an H200".
   const bool wide = g.n >= 8192;
   if (mma)
-    return {wide ? (nn ? "xd_gemm_mma_skinny64_nn" : "xd_gemm_mma_skinny64_nt")
+    return {wide ? (nn ? "xd_gemm_mma_skinny128_nn" : "xd_gemm_mma_skinny128_nt")
                  : (nn ? "xd_gemm_mma_skinny_nn" : "xd_gemm_mma_skinny_nt"),
-            wide ? 64 : 32, 256, true};
+            wide ? 128 : 32, wide ? 128 : 256, true};
   return {wide ? (nn ? "xd_gemm_async_skinny64_nn" : "xd_gemm_async_skinny64_nt")
                : (nn ? "xd_gemm_async_skinny_nn" : "xd_gemm_async_skinny_nt"),
           wide ? 64 : 32, wide ? 128 : 256, true};
@@ -144,6 +144,35 @@ void launch_gemm(const xd_kernel_call* c, const gemm_call& call, const program& 
   }
 }
 
+// NVIDIA's gemvs: each launch of the plan, split along dimension 1 where the plan says so, then
+// (split) xd_gemm_skinny_reduce over its outputs. Without a workspace for the sums the same launches
+// run unsplit.
+void run_skinny(const xd_kernel_call* c, const gemm_call& call, const program& prog, gemm_plan plan) {
+  const gemm_args& g = call.args;
+  std::optional<plugin::scratch> part;
+  if (plan.splits > 1) part = plugin::try_workspace(c, static_cast<uint64_t>(skinny_part_floats(g, plan)) * 4);
+  if (!part) {
+    plan.splits = 1;
+    for (gemm_launch& l : plan.launches) l.groups[1] = 1;
+  }
+  // Unsplit, the kernels never touch `part`: any buffer of the call stands in for it.
+  void* const part_buffer = part ? part->handle : call.out->handle;
+  const int64_t part0 = part ? static_cast<int64_t>(part->offset / 4) : 0;
+  for (const gemm_launch& l : plan.launches) {
+    launch k(c, prog, plan.entry);
+    k.buffer(*call.out).buffer(*call.a).buffer(*call.b).buffer(*call.input).value(g).value(l.batch0);
+    k.buffer(part_buffer).value(part0);
+    k.run(grid::of_groups(3, plan.local, l.groups));
+    if (plan.splits == 1) continue;
+    launch r(c, prog, "xd_gemm_skinny_reduce");
+    r.buffer(*call.out).buffer(*call.input).value(g).value(l.batch0).buffer(part_buffer).value(part0);
+    r.value(static_cast<int32_t>(plan.splits));
+    const int64_t local[3] = {64, 1, 1};
+    const int64_t groups[3] = {(g.n + 63) / 64, g.m, l.groups[2]};
+    r.run(grid::of_groups(3, local, groups));
+  }
+}
+
 }  // namespace
 
 std::optional<plugin::scratch> packed_workspace(const xd_kernel_call* c, int64_t chunks, int64_t steps) {
@@ -161,8 +190,15 @@ gemm_pack pack_of(const gemm_args& g) {
   return p;
 }
 
+int64_t skinny_part_floats(const gemm_args& g, const gemm_plan& p) {
+  if (p.splits <= 1) return 0;
+  int64_t batches = 0;
+  for (const gemm_launch& l : p.launches) batches = std::max(batches, l.groups[2]);
+  return batches * p.splits * 16 * g.n;
+}
+
 gemm_plan plan_gemm(const gemm_args& g, int64_t wg, int64_t max_groups_yz, bool mma, bool async_f32, bool packed,
-                    bool wgmma) {
+                    bool wgmma, int64_t compute_units) {
   gemm_plan p;
   if (g.batch == 0 || g.m == 0 || g.n == 0) return p;
   const nv_kernel nv = nv_kernel_for(g, mma, async_f32);
@@ -176,12 +212,20 @@ gemm_plan plan_gemm(const gemm_args& g, int64_t wg, int64_t max_groups_yz, bool 
     p.tile = nv.skinny ? nv.tile : 32;  // columns per work-group (xd_gemm_skinny_*: XD_SQ column quads)
     p.local[0] = nv.skinny ? nv.local : wg;
     p.local[1] = p.local[2] = 1;
+    p.nv_skinny = nv.skinny;
     const int64_t max_yz = std::max<int64_t>(max_groups_yz, 1);
+    const int64_t columns = (g.n + p.tile - 1) / p.tile;
+    if (nv.skinny && compute_units > 0) {
+      const int64_t groups = columns * std::min(g.batch, max_yz);
+      const int64_t steps = (g.k + 15) / 16;
+      p.splits = std::clamp(kSkinnyGroupsPerUnit * compute_units / groups, int64_t{1},
+                            std::clamp(steps / kSkinnyMinSteps, int64_t{1}, std::min(kSkinnyMaxSplits, max_yz)));
+    }
     for (int64_t b0 = 0; b0 < g.batch; b0 += max_yz) {
       gemm_launch l;
       l.batch0 = b0;
-      l.groups[0] = (g.n + p.tile - 1) / p.tile;
-      l.groups[1] = 1;
+      l.groups[0] = columns;
+      l.groups[1] = p.splits;
       l.groups[2] = std::min(max_yz, g.batch - b0);
       p.launches.push_back(l);
     }
@@ -291,8 +335,12 @@ xd_status run_matmul(const xd_kernel_call* c) {
     const bool mma = dev.matmul_mma && (call.out->dtype == XD_DTYPE_F16 || call.out->dtype == XD_DTYPE_BF16);
     const bool async_f32 = dev.matmul_mma && call.out->dtype == XD_DTYPE_F32;
     const gemm_plan plan = plan_gemm(call.args, dev.work_group, std::min(dev.max_groups[1], dev.max_groups[2]), mma,
-                                     async_f32, mma && dev.matmul_packed, dev.matmul_wgmma);
+                                     async_f32, mma && dev.matmul_packed, dev.matmul_wgmma, dev.compute_units);
     const program prog{"matmul", call.out->dtype};
+    if (plan.nv_skinny) {
+      run_skinny(c, call, prog, plan);
+      return;
+    }
     if (!plan.packed) {
       launch_gemm(c, call, prog, plan.entry, call.args, plan.local, plan.launches);
       return;

@@ -58,6 +58,12 @@ struct gemm_plan {
   // and `b_rows_k` says B is stored k x n (the nn layout), which the packing reads by k rows.
   bool packed = false;
   const char* unpacked_entry = nullptr;
+  // xd_gemm_mma_skinny* / xd_gemm_async_skinny* (NVIDIA's gemvs, `nv_skinny`): k is split over
+  // `splits` work-groups along dimension 1 of each launch, whose f32 sums (16 rows x n for each
+  // split and batch of a launch, skinny_part_floats) xd_gemm_skinny_reduce adds in split order;
+  // 1: no split, no second launch.
+  bool nv_skinny = false;
+  int64_t splits = 1;
   bool b_rows_k = false;
   // The packed form on Hopper's wgmma (xd_gemm_wgmma_packed, one kernel for both B layouts), whose
   // operands xd_gemm_pack_wgmma packs along k, B's from either layout (same counts as pack_of).
@@ -87,12 +93,21 @@ std::optional<plugin::scratch> packed_workspace(const xd_kernel_call* c, int64_t
 // elements and the dense extents (k; n for nn) too.
 // `async_f32`: the device builds matmul_mma.cl's f32 kernels and the dtype is f32; then 2 <= m <= 16
 // with the same alignment in chunks of 4 floats takes xd_gemm_async_skinny_nn / _nt (with mma,
-// m in 2..16 takes xd_gemm_mma_skinny[64]_nn / _nt).
+// m in 2..16 takes xd_gemm_mma_skinny[128]_nn / _nt).
 // `packed`: where the tensor-core kernels are taken and m, n >= kPackedMin, their packed form
 // (xd_gemm_mma_packed_nn / _nt) instead: the device's stages are filled by bulk copies (Hopper);
 // with `wgmma` as well, xd_gemm_wgmma_packed (the same tiles and stages on wgmma).
+// `compute_units`: the device's, for NVIDIA's gemvs, which split k until about kSkinnyGroupsPerUnit
+// work-groups per unit are in flight (a decode shape has one work-group per 32 or 64 columns, too
+// few to keep enough bytes in flight on a large GPU), each split at least kSkinnyMinSteps k16
+// steps, at most kSkinnyMaxSplits splits; 0: never split.
 gemm_plan plan_gemm(const gemm_args& g, int64_t wg, int64_t max_groups_yz, bool mma = false, bool async_f32 = false,
-                    bool packed = false, bool wgmma = false);
+                    bool packed = false, bool wgmma = false, int64_t compute_units = 0);
+inline constexpr int64_t kSkinnyGroupsPerUnit = 3;
+inline constexpr int64_t kSkinnyMinSteps = 32;
+inline constexpr int64_t kSkinnyMaxSplits = 16;
+// The f32 sums a split gemv launch keeps: 16 rows x n per split per batch of the launch.
+int64_t skinny_part_floats(const gemm_args& g, const gemm_plan& p);
 
 // ---------------------------------------------------------------- Intel matrix engines (DPAS)
 // xd_gemm_dpas (kernels/matmul_dpas.cl, cl_intel_subgroup_matrix_multiply_accumulate): f16 and

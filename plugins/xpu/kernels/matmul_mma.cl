@@ -69,19 +69,55 @@ inline float4 xd_mmk_mma(float4 c, const uint* a, uint b0, uint b1) {
   return c;
 }
 
+// ---------------------------------------------------------------- the gemvs' split of k
+// A decode shape has few work-groups (one per BN columns), too few to keep enough bytes in flight
+// on a large GPU, so the host may split k over the launch's dimension 1 (xpu::plan_gemm):
+// work-group z of get_num_groups(1) takes the k16 steps [z * per, (z + 1) * per) and writes its
+// 16 x BN f32 sums to the workspace `part`, which xd_gemm_skinny_reduce then adds in z order and
+// stores. Unsplit (one group along dimension 1), the sums are stored directly.
+inline void xd_skinny_steps(long steps, long* first, long* count) {
+  const long splits = (long)get_num_groups(1), z = (long)get_group_id(1);
+  const long per = (steps + splits - 1) / splits;
+  *first = z * per;
+  *count = max(0L, min(steps, *first + per) - *first);
+}
+
+// Where split z of batch `bl` (the launch's dimension 2) keeps its sum for (row, col): rows of n.
+inline long xd_skinny_part_at(const xd_gemm G, long part0, long bl, long z, long row, long col) {
+  return part0 + ((bl * (long)get_num_groups(1) + z) * 16 + row) * G.n + col;
+}
+
 // The gemvs' last step (xd_gemm_mma_skinny*, xd_gemm_async_skinny*): the W warps' 16 x BN partial
-// sums, warp w's (row, col) at red[(w * 16 + row) * BN + col], added in warp order and stored.
+// sums, warp w's (row, col) at red[(w * 16 + row) * BN + col], added in warp order, then stored
+// (unsplit) or kept in `part` for xd_gemm_skinny_reduce.
 inline void xd_skinny_partials_store(__global T* c, __global const T* in, const xd_gemm G, long bt, long n0,
-                                     __local const float* red, const int BN, const int W) {
+                                     __local const float* red, const int BN, const int W, __global float* part,
+                                     long part0) {
+  const int split = get_num_groups(1) > 1;
   for (int e = (int)get_local_id(0); e < 16 * BN; e += 32 * W) {
     const int row = e / BN, col = e % BN;
     if (row < G.m && n0 + col < G.n) {
       float sum = 0.0f;
 #pragma unroll
       for (int w = 0; w < W; ++w) sum += red[(w * 16 + row) * BN + col];
-      xd_gemm_store(c, in, G, bt, row, n0 + col, sum);
+      if (split)
+        part[xd_skinny_part_at(G, part0, get_group_id(2), get_group_id(1), row, n0 + col)] = sum;
+      else
+        xd_gemm_store(c, in, G, bt, row, n0 + col, sum);
     }
   }
+}
+
+// The split gemvs' second launch, over (n, m, batches of the first): each output's splits added in
+// z order, then stored (alpha, beta, input, one rounding).
+__kernel void xd_gemm_skinny_reduce(__global T* c, __global const T* in, const xd_gemm G, long batch0,
+                                    __global const float* part, long part0, int splits) {
+  const long col = get_global_id(0), row = get_global_id(1), bl = get_global_id(2);
+  if (col >= G.n || row >= G.m) return;
+  const long at = part0 + (bl * splits * 16 + row) * G.n + col;
+  float sum = 0.0f;
+  for (int z = 0; z < splits; ++z) sum += part[at + (long)z * 16 * G.n];
+  xd_gemm_store(c, in, G, batch0 + bl, row, col, sum);
 }
 
 #if XD_MMK != 3  // the tensor-core kernels: f16, bf16
@@ -323,18 +359,18 @@ __kernel __attribute__((reqd_work_group_size(XD_MMK_PCHUNKS, 1, 1))) void xd_gem
 
 // ---------------------------------------------------------------- decode shapes (M <= 16)
 // xd_gemm_mma_skinny_nn / _nt: at most 16 rows of A (one m16 tile, rows past M zero-filled)
-// against BN columns of B per work-group of 8 warps. B is streamed once, so the kernel is bound by
+// against BN columns of B per work-group of W warps. B is streamed once, so the kernel is bound by
 // its bytes; to keep enough of them in flight each warp runs its own copy pipeline, with no
-// work-group barrier: warp w takes the k16 steps w, w + 8, w + 16, ... in order, S steps in
-// flight (A 512 bytes + B 32 BN bytes each; 8 S of them fill the work-group's 48 KiB), made
-// visible to its lanes by cp.async.wait_group and bar.warp.sync, then ldmatrix and BN / 8
-// mma.m16n8k16. The eight warps' 16 x BN partial sums meet in local memory and are added in warp
-// order, then stored with xd_gemm_store (alpha, beta, input, one rounding). Local memory rows are
-// not swizzled: the kernel waits on memory, not on its ldmatrix.
-//   _skinny:   BN = 32, S = 4 (more work-groups: narrow B)
-//   _skinny64: BN = 64, S = 2 (A read half as often per byte of B)
-#define XD_MMS_WARPS 8
-
+// work-group barrier: warp w takes the k16 steps first + w, first + w + W, ... of its split (all of
+// k unsplit; see xd_skinny_steps) in order, S steps in flight (A 512 bytes + B 32 BN bytes each),
+// made visible to its lanes by cp.async.wait_group and bar.warp.sync, then ldmatrix and BN / 8
+// mma.m16n8k16. The W warps' 16 x BN partial sums meet in local memory and are added in warp
+// order, then stored with xd_gemm_store (alpha, beta, input, one rounding) or kept for
+// xd_gemm_skinny_reduce. Local memory rows are not swizzled: the kernel waits on memory, not on its
+// ldmatrix.
+//   _skinny:    BN = 32, S = 4, W = 8 (48 KiB; more work-groups: narrow B)
+//   _skinny128: BN = 128, S = 2, W = 4 (36 KiB; A, copied with every step, costs a quarter as much
+//               per byte of B as at 32 columns)
 // The copies of step kt (k0 = 16 kt) for lane `lane` into the stage at byte address `st`: A's 16
 // rows of 2 chunks (one a lane), then B: rows n of 2 chunks along k (NT), or rows k of BN / 8
 // chunks along n.
@@ -365,21 +401,22 @@ inline void xd_mms_issue(__global const T* a, __global const T* b, const xd_gemm
 }
 
 inline void xd_gemm_mma_skinny(__global T* c, __global const T* a, __global const T* b, __global const T* in,
-                               const xd_gemm G, long batch0, __local uint4* sm, const int NT, const int BN,
-                               const int S) {
+                               const xd_gemm G, long batch0, __global float* part, long part0, __local uint4* sm,
+                               const int NT, const int BN, const int S, const int W) {
   const int tid = (int)get_local_id(0), lane = tid & 31, warp = tid >> 5;
   const long n0 = (long)get_group_id(0) * BN;
   const long bt = batch0 + (long)get_group_id(2);
   const long abase = G.a_off + bt * G.a_b, bbase = G.b_off + bt * G.b_b;
-  const long steps = (G.k + 15) / 16;
-  // This warp's steps: warp, warp + 8, ...
-  const long mine = steps > warp ? (steps - warp + XD_MMS_WARPS - 1) / XD_MMS_WARPS : 0;
+  long first, steps;  // this split's k16 steps
+  xd_skinny_steps((G.k + 15) / 16, &first, &steps);
+  // This warp's steps: first + warp, first + warp + 8, ...
+  const long mine = steps > warp ? (steps - warp + W - 1) / W : 0;
   const uint stage = (uint)(512 + 32 * BN);  // bytes
   const uint base = xd_mmk_shared(sm) + (uint)warp * (uint)S * stage;
 
   // ldmatrix addresses within a stage (bytes): A's 16 rows of 2 chunks; B's column pairs p.
   const uint la = (uint)((lane & 15) * 2 + (lane >> 4)) * 16u;
-  uint lb[4];  // BN / 16 used
+  uint lb[8];  // BN / 16 used (BN <= 128)
 #pragma unroll
   for (int p = 0; p < BN / 16; ++p) {
     if (NT)
@@ -388,19 +425,22 @@ inline void xd_gemm_mma_skinny(__global T* c, __global const T* a, __global cons
       lb[p] = 512u + (uint)((lane & 15) * (BN / 8) + p * 2 + (lane >> 4)) * 16u;
   }
 
-  float4 acc[8];  // BN / 8 used
+  float4 acc[16];  // BN / 8 used (BN <= 128)
 #pragma unroll
   for (int j = 0; j < BN / 8; ++j) acc[j] = (float4)(0.0f);
 
 #pragma unroll
   for (int s = 0; s < S - 1; ++s) {
     if (s < mine)
-      xd_mms_issue(a, b, G, abase, bbase, n0, warp + (long)s * XD_MMS_WARPS, lane, base + (uint)s * stage, NT, BN);
+      xd_mms_issue(a, b, G, abase, bbase, n0, first + warp + (long)s * W, lane, base + (uint)s * stage, NT,
+                   BN);
     xd_mmk_commit();
   }
   for (long j = 0; j < mine; ++j) {
     // Every copy group complete but the newest S - 2: step j is complete.
-    if (S == 4)
+    if (S == 8)
+      XD_ASM volatile("cp.async.wait_group 6;" : : : "memory");
+    else if (S == 4)
       XD_ASM volatile("cp.async.wait_group 2;" : : : "memory");
     else if (S == 3)
       XD_ASM volatile("cp.async.wait_group 1;" : : : "memory");
@@ -409,8 +449,8 @@ inline void xd_gemm_mma_skinny(__global T* c, __global const T* a, __global cons
     xd_warp_sync();  // step j is in every lane's view; the stage of step j - 1 is free
     const long next = j + S - 1;
     if (next < mine)
-      xd_mms_issue(a, b, G, abase, bbase, n0, warp + next * XD_MMS_WARPS, lane, base + (uint)(next % S) * stage, NT,
-                   BN);
+      xd_mms_issue(a, b, G, abase, bbase, n0, first + warp + next * W, lane,
+                   base + (uint)(next % S) * stage, NT, BN);
     xd_mmk_commit();
     const uint st = base + (uint)(j % S) * stage;
     uint af[4];
@@ -442,21 +482,20 @@ inline void xd_gemm_mma_skinny(__global T* c, __global const T* a, __global cons
     w0[8 * BN + 1] = acc[j].s3;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-  xd_skinny_partials_store(c, in, G, bt, n0, red, BN, XD_MMS_WARPS);
+  xd_skinny_partials_store(c, in, G, bt, n0, red, BN, W, part, part0);
 }
 
-#define XD_GEMM_MMA_SKINNY(NAME, NT, BN, S)                                                                        \
-  __kernel __attribute__((reqd_work_group_size(32 * XD_MMS_WARPS, 1, 1))) void NAME(                               \
-      __global T* c, __global const T* a, __global const T* b, __global const T* in, const xd_gemm G, long row0,   \
-      long batch0) {                                                                                               \
-    (void)row0;                                                                                                    \
-    __local uint4 sm[XD_MMS_WARPS * S * (32 + 2 * BN)];                                                            \
-    xd_gemm_mma_skinny(c, a, b, in, G, batch0, sm, NT, BN, S);                                                     \
+#define XD_GEMM_MMA_SKINNY(NAME, NT, BN, S, W)                                                                      \
+  __kernel __attribute__((reqd_work_group_size(32 * W, 1, 1))) void NAME(                                          \
+      __global T* c, __global const T* a, __global const T* b, __global const T* in, const xd_gemm G, long batch0, \
+      __global float* part, long part0) {                                                                          \
+    __local uint4 sm[W * S * (32 + 2 * BN)];                                                                       \
+    xd_gemm_mma_skinny(c, a, b, in, G, batch0, part, part0, sm, NT, BN, S, W);                                     \
   }
-XD_GEMM_MMA_SKINNY(xd_gemm_mma_skinny_nn, 0, 32, 4)
-XD_GEMM_MMA_SKINNY(xd_gemm_mma_skinny_nt, 1, 32, 4)
-XD_GEMM_MMA_SKINNY(xd_gemm_mma_skinny64_nn, 0, 64, 2)
-XD_GEMM_MMA_SKINNY(xd_gemm_mma_skinny64_nt, 1, 64, 2)
+XD_GEMM_MMA_SKINNY(xd_gemm_mma_skinny_nn, 0, 32, 4, 8)
+XD_GEMM_MMA_SKINNY(xd_gemm_mma_skinny_nt, 1, 32, 4, 8)
+XD_GEMM_MMA_SKINNY(xd_gemm_mma_skinny128_nn, 0, 128, 2, 4)
+XD_GEMM_MMA_SKINNY(xd_gemm_mma_skinny128_nt, 1, 128, 2, 4)
 
 #endif  // XD_MMK != 3
 
@@ -466,7 +505,7 @@ XD_GEMM_MMA_SKINNY(xd_gemm_mma_skinny64_nt, 1, 64, 2)
 // CUDA cores (f32 has no tensor-core form with f32's rounding). BN columns per work-group of W warps
 // (_skinny: 32 and 8; _skinny64: 64 and 4, for wide B, where A, copied with every step, then costs
 // half as much per byte of B), lane l owning columns n0 + l + 32 h for all 16 rows; warp w takes the
-// k16 steps w, w + W, ..., two in flight (A 16 x 16 and B 16 x BN floats), copied by cp.async and
+// k16 steps first + w, first + w + W, ... of its split (xd_skinny_steps), two in flight (A 16 x 16 and B 16 x BN floats), copied by cp.async and
 // made visible by bar.warp.sync. Each row's products are summed in k order within a warp (fma), the
 // W warps' partials added in warp order, then stored with xd_gemm_store. A's rows are read as float4
 // broadcasts; B in the nt layout sits XOR-swizzled by 16-byte chunk so that a lane's float4 of its
@@ -505,14 +544,15 @@ inline void xd_mmf_issue(__global const T* a, __global const T* b, const xd_gemm
 }
 
 inline void xd_gemm_async_skinny(__global T* c, __global const T* a, __global const T* b, __global const T* in,
-                                 const xd_gemm G, long batch0, __local uint4* sm, const int NT, const int BN,
-                                 const int W) {
+                                 const xd_gemm G, long batch0, __global float* part, long part0, __local uint4* sm,
+                                 const int NT, const int BN, const int W) {
   const int tid = (int)get_local_id(0), lane = tid & 31, warp = tid >> 5;
   const int stage = 64 + 4 * BN;  // 16-byte chunks: A 16 x 16 floats, B 16 x BN
   const long n0 = (long)get_group_id(0) * BN;
   const long bt = batch0 + (long)get_group_id(2);
   const long abase = G.a_off + bt * G.a_b, bbase = G.b_off + bt * G.b_b;
-  const long steps = (G.k + 15) / 16;
+  long first, steps;  // this split's k16 steps
+  xd_skinny_steps((G.k + 15) / 16, &first, &steps);
   const long mine = steps > warp ? (steps - warp + W - 1) / W : 0;
   __local uint4* mine_sm = sm + warp * 2 * stage;  // this warp's two stages
   const uint base = xd_mmk_shared(mine_sm);
@@ -523,14 +563,14 @@ inline void xd_gemm_async_skinny(__global T* c, __global const T* a, __global co
 #pragma unroll
     for (int r = 0; r < 16; ++r) acc[h][r] = 0.0f;
 
-  if (mine > 0) xd_mmf_issue(a, b, G, abase, bbase, n0, warp, lane, base, NT, BN);
+  if (mine > 0) xd_mmf_issue(a, b, G, abase, bbase, n0, first + warp, lane, base, NT, BN);
   xd_mmk_commit();
   for (long j = 0; j < mine; ++j) {
     XD_ASM volatile("cp.async.wait_group 0;" : : : "memory");
     xd_warp_sync();  // step j is in every lane's view; the other stage (step j - 1) is free
     if (j + 1 < mine)
-      xd_mmf_issue(a, b, G, abase, bbase, n0, warp + (j + 1) * W, lane, base + (uint)((j + 1) & 1) * (uint)stage * 16u,
-                   NT, BN);
+      xd_mmf_issue(a, b, G, abase, bbase, n0, first + warp + (j + 1) * W, lane,
+                   base + (uint)((j + 1) & 1) * (uint)stage * 16u, NT, BN);
     xd_mmk_commit();
     __local const float4* sa = (__local const float4*)(mine_sm + (j & 1) * stage);
     __local const float* sb = (__local const float*)(sa + 64);
@@ -571,16 +611,15 @@ inline void xd_gemm_async_skinny(__global T* c, __global const T* a, __global co
 #pragma unroll
     for (int r = 0; r < 16; ++r) red[(warp * 16 + r) * BN + lane + 32 * h] = acc[h][r];
   barrier(CLK_LOCAL_MEM_FENCE);
-  xd_skinny_partials_store(c, in, G, bt, n0, red, BN, W);
+  xd_skinny_partials_store(c, in, G, bt, n0, red, BN, W, part, part0);
 }
 
-#define XD_GEMM_ASYNC_SKINNY(NAME, NT, BN, W)                                                                    \
-  __kernel __attribute__((reqd_work_group_size(32 * W, 1, 1))) void NAME(                                      \
-      __global T* c, __global const T* a, __global const T* b, __global const T* in, const xd_gemm G, long row0, \
-      long batch0) {                                                                                             \
-    (void)row0;                                                                                                  \
-    __local uint4 sm[W * 2 * (64 + 4 * BN)];                                                                     \
-    xd_gemm_async_skinny(c, a, b, in, G, batch0, sm, NT, BN, W);                                                 \
+#define XD_GEMM_ASYNC_SKINNY(NAME, NT, BN, W)                                                                     \
+  __kernel __attribute__((reqd_work_group_size(32 * W, 1, 1))) void NAME(                                       \
+      __global T* c, __global const T* a, __global const T* b, __global const T* in, const xd_gemm G, long batch0, \
+      __global float* part, long part0) {                                                                         \
+    __local uint4 sm[W * 2 * (64 + 4 * BN)];                                                                      \
+    xd_gemm_async_skinny(c, a, b, in, G, batch0, part, part0, sm, NT, BN, W);                                     \
   }
 XD_GEMM_ASYNC_SKINNY(xd_gemm_async_skinny_nn, 0, 32, 8)
 XD_GEMM_ASYNC_SKINNY(xd_gemm_async_skinny_nt, 1, 32, 8)

@@ -72,6 +72,10 @@ std::vector<Dims> matmul_dims(bool quick) {
                           {1, 16, 1032, 136},
                           {2, 5, 1040, 100, Layout::contiguous, Layout::transposed},
                           {1, 3, 24, 40},
+                          // k split over work-groups (NVIDIA's gemvs, where few work-groups cover n):
+                          // eight splits, the last one shorter; batches of the nt layout
+                          {1, 16, 4104, 72},
+                          {3, 8, 2056, 200, Layout::contiguous, Layout::transposed},
                           // tensor-core tiles where a device has them (f16, bf16): B dense along n
                           // (nn) or along k (nt), rows and columns past a 128 tile, k past a step of 32
                           {1, 136, 264, 200},
