@@ -100,7 +100,8 @@ nv_kernel nv_kernel_for(const gemm_args& g, bool mma, bool async_f32) {
   // Wide B: more columns per work-group, so that A (read once per work-group) costs less per byte
   // of B; narrower B keeps 32 for the work-groups' number. The tensor-core form then takes 128
   // columns with four warps of two stages (36 KiB), the f32 form 64 with four warps (its stages of
-  // 64 columns fill 40 KiB). Measured: docs/performance.md, "Decode shapes on an H200".
+  // 64 columns fill 40 KiB). Measured: docs/performance.md, "The matmul goals on an H200; decode
+  // shapes split along k".
   const bool wide = g.n >= 8192;
   if (mma)
     return {wide ? (nn ? "xd_gemm_mma_skinny128_nn" : "xd_gemm_mma_skinny128_nt")

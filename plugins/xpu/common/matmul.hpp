@@ -58,16 +58,16 @@ struct gemm_plan {
   // and `b_rows_k` says B is stored k x n (the nn layout), which the packing reads by k rows.
   bool packed = false;
   const char* unpacked_entry = nullptr;
+  bool b_rows_k = false;
+  // The packed form on Hopper's wgmma (xd_gemm_wgmma_packed, one kernel for both B layouts), whose
+  // operands xd_gemm_pack_wgmma packs along k, B's from either layout (same counts as pack_of).
+  bool wgmma = false;
   // xd_gemm_mma_skinny* / xd_gemm_async_skinny* (NVIDIA's gemvs, `nv_skinny`): k is split over
   // `splits` work-groups along dimension 1 of each launch, whose f32 sums (16 rows x n for each
   // split and batch of a launch, skinny_part_floats) xd_gemm_skinny_reduce adds in split order;
   // 1: no split, no second launch.
   bool nv_skinny = false;
   int64_t splits = 1;
-  bool b_rows_k = false;
-  // The packed form on Hopper's wgmma (xd_gemm_wgmma_packed, one kernel for both B layouts), whose
-  // operands xd_gemm_pack_wgmma packs along k, B's from either layout (same counts as pack_of).
-  bool wgmma = false;
 };
 // The packed operands of xd_gemm_mma_packed_*: per batch, A's ceil(m / 128) tiles and B's
 // ceil(n / 128), each ceil(k / 16) images of 256 chunks of 16 bytes (one stage of the kernel).
@@ -98,8 +98,8 @@ std::optional<plugin::scratch> packed_workspace(const xd_kernel_call* c, int64_t
 // (xd_gemm_mma_packed_nn / _nt) instead: the device's stages are filled by bulk copies (Hopper);
 // with `wgmma` as well, xd_gemm_wgmma_packed (the same tiles and stages on wgmma).
 // `compute_units`: the device's, for NVIDIA's gemvs, which split k until about kSkinnyGroupsPerUnit
-// work-groups per unit are in flight (a decode shape has one work-group per 32 or 64 columns, too
-// few to keep enough bytes in flight on a large GPU), each split at least kSkinnyMinSteps k16
+// work-groups per unit are in flight (a decode shape has one work-group per 32, 64 or 128 columns,
+// too few to keep enough bytes in flight on a large GPU), each split at least kSkinnyMinSteps k16
 // steps, at most kSkinnyMaxSplits splits; 0: never split.
 gemm_plan plan_gemm(const gemm_args& g, int64_t wg, int64_t max_groups_yz, bool mma = false, bool async_f32 = false,
                     bool packed = false, bool wgmma = false, int64_t compute_units = 0);

@@ -82,9 +82,10 @@ inline void xd_skinny_steps(long steps, long* first, long* count) {
   *count = max(0L, min(steps, *first + per) - *first);
 }
 
-// Where split z of batch `bl` (the launch's dimension 2) keeps its sum for (row, col): rows of n.
-inline long xd_skinny_part_at(const xd_gemm G, long part0, long bl, long z, long row, long col) {
-  return part0 + ((bl * (long)get_num_groups(1) + z) * 16 + row) * G.n + col;
+// Where split z of `splits`, batch `bl` of the launch (its dimension 2), keeps its sum for (row,
+// col): 16 rows of n per split.
+inline long xd_skinny_part_at(const xd_gemm G, long part0, long splits, long bl, long z, long row, long col) {
+  return part0 + ((bl * splits + z) * 16 + row) * G.n + col;
 }
 
 // The gemvs' last step (xd_gemm_mma_skinny*, xd_gemm_async_skinny*): the W warps' 16 x BN partial
@@ -101,7 +102,7 @@ inline void xd_skinny_partials_store(__global T* c, __global const T* in, const 
 #pragma unroll
       for (int w = 0; w < W; ++w) sum += red[(w * 16 + row) * BN + col];
       if (split)
-        part[xd_skinny_part_at(G, part0, get_group_id(2), get_group_id(1), row, n0 + col)] = sum;
+        part[xd_skinny_part_at(G, part0, get_num_groups(1), get_group_id(2), get_group_id(1), row, n0 + col)] = sum;
       else
         xd_gemm_store(c, in, G, bt, row, n0 + col, sum);
     }
@@ -114,9 +115,8 @@ __kernel void xd_gemm_skinny_reduce(__global T* c, __global const T* in, const x
                                     __global const float* part, long part0, int splits) {
   const long col = get_global_id(0), row = get_global_id(1), bl = get_global_id(2);
   if (col >= G.n || row >= G.m) return;
-  const long at = part0 + (bl * splits * 16 + row) * G.n + col;
   float sum = 0.0f;
-  for (int z = 0; z < splits; ++z) sum += part[at + (long)z * 16 * G.n];
+  for (int z = 0; z < splits; ++z) sum += part[xd_skinny_part_at(G, part0, splits, bl, z, row, col)];
   xd_gemm_store(c, in, G, batch0 + bl, row, col, sum);
 }
 
@@ -371,6 +371,7 @@ __kernel __attribute__((reqd_work_group_size(XD_MMK_PCHUNKS, 1, 1))) void xd_gem
 //   _skinny:    BN = 32, S = 4, W = 8 (48 KiB; more work-groups: narrow B)
 //   _skinny128: BN = 128, S = 2, W = 4 (36 KiB; A, copied with every step, costs a quarter as much
 //               per byte of B as at 32 columns)
+
 // The copies of step kt (k0 = 16 kt) for lane `lane` into the stage at byte address `st`: A's 16
 // rows of 2 chunks (one a lane), then B: rows n of 2 chunks along k (NT), or rows k of BN / 8
 // chunks along n.
@@ -409,7 +410,7 @@ inline void xd_gemm_mma_skinny(__global T* c, __global const T* a, __global cons
   const long abase = G.a_off + bt * G.a_b, bbase = G.b_off + bt * G.b_b;
   long first, steps;  // this split's k16 steps
   xd_skinny_steps((G.k + 15) / 16, &first, &steps);
-  // This warp's steps: first + warp, first + warp + 8, ...
+  // This warp's steps: first + warp, first + warp + W, ...
   const long mine = steps > warp ? (steps - warp + W - 1) / W : 0;
   const uint stage = (uint)(512 + 32 * BN);  // bytes
   const uint base = xd_mmk_shared(sm) + (uint)warp * (uint)S * stage;
@@ -432,15 +433,12 @@ inline void xd_gemm_mma_skinny(__global T* c, __global const T* a, __global cons
 #pragma unroll
   for (int s = 0; s < S - 1; ++s) {
     if (s < mine)
-      xd_mms_issue(a, b, G, abase, bbase, n0, first + warp + (long)s * W, lane, base + (uint)s * stage, NT,
-                   BN);
+      xd_mms_issue(a, b, G, abase, bbase, n0, first + warp + (long)s * W, lane, base + (uint)s * stage, NT, BN);
     xd_mmk_commit();
   }
   for (long j = 0; j < mine; ++j) {
     // Every copy group complete but the newest S - 2: step j is complete.
-    if (S == 8)
-      XD_ASM volatile("cp.async.wait_group 6;" : : : "memory");
-    else if (S == 4)
+    if (S == 4)
       XD_ASM volatile("cp.async.wait_group 2;" : : : "memory");
     else if (S == 3)
       XD_ASM volatile("cp.async.wait_group 1;" : : : "memory");
@@ -505,11 +503,12 @@ XD_GEMM_MMA_SKINNY(xd_gemm_mma_skinny128_nt, 1, 128, 2, 4)
 // CUDA cores (f32 has no tensor-core form with f32's rounding). BN columns per work-group of W warps
 // (_skinny: 32 and 8; _skinny64: 64 and 4, for wide B, where A, copied with every step, then costs
 // half as much per byte of B), lane l owning columns n0 + l + 32 h for all 16 rows; warp w takes the
-// k16 steps first + w, first + w + W, ... of its split (xd_skinny_steps), two in flight (A 16 x 16 and B 16 x BN floats), copied by cp.async and
-// made visible by bar.warp.sync. Each row's products are summed in k order within a warp (fma), the
-// W warps' partials added in warp order, then stored with xd_gemm_store. A's rows are read as float4
-// broadcasts; B in the nt layout sits XOR-swizzled by 16-byte chunk so that a lane's float4 of its
-// column meets no other lane's bank.
+// k16 steps first + w, first + w + W, ... of its split (xd_skinny_steps), two in flight (A 16 x 16
+// and B 16 x BN floats), copied by cp.async and made visible by bar.warp.sync. Each row's products
+// are summed in k order within a warp (fma), the W warps' partials added in warp order, then stored
+// with xd_gemm_store or kept for xd_gemm_skinny_reduce. A's rows are read as float4 broadcasts; B
+// in the nt layout sits XOR-swizzled by 16-byte chunk so that a lane's float4 of its column meets
+// no other lane's bank.
 
 // The copies of step kt into the stage at byte address `st`: A's 16 rows of 4 chunks, then B:
 // rows n of 4 chunks along k (NT), or rows k of BN / 4 chunks along n.
