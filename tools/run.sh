@@ -10,7 +10,7 @@
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 xd_parse_preset_arg "$@"
 xd_install_packages
-xd_build
+xd_build xd_run_set  # not the tests and benchmarks: tools/test.sh builds those
 bin="$(XD_BUILD_DIR)/bin"
 echo
 "$bin/xd-info"

@@ -37,8 +37,12 @@ xd_install_packages() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
+# Usage: xd_build [TARGET...]: the preset's whole build, or only these targets (tools/run.sh builds
+# xd_run_set, what it runs; tools/test.sh everything).
 xd_build() {
   cd "$XD_ROOT"
+  local targets=()
+  (($# == 0)) || targets=(--target "$@")
   # Configure quietly, but show the project's own status lines ("-- xdispatch: ..."), which say
   # which optional parts were found and which were switched off for a missing package; show
   # everything when configuring fails.
@@ -51,7 +55,7 @@ xd_build() {
   fi
   grep -E '^-- xdispatch: ' "$log" || true
   rm -f "$log"
-  cmake --build --preset "$XD_PRESET" -j "$XD_JOBS"
+  cmake --build --preset "$XD_PRESET" -j "$XD_JOBS" "${targets[@]}"
   xd_link_python_module
 }
 

@@ -74,16 +74,18 @@ std::set<std::string> lines_of(const std::string& text) {
   return out;
 }
 
+// Four ops' cases, one of them with two outputs, some unsupported: the whole quick set is
+// conform.quick.cpu's, and running it twice made this the slowest test under ASan.
 TEST(Conform, QuickRunWritesJsonAndJunitListingEveryCase) {
   TempDir dir;
-  const auto list = run("", "--quick --backend cpu --list");
+  const std::string ops = "--quick --backend cpu --op add --op addmm --op amax --op rms_norm";
+  const auto list = run("", ops + " --list");
   ASSERT_EQ(list.status, 0) << list.output;
   const std::set<std::string> ids = lines_of(list.output);
   ASSERT_EQ(ids.size(), count(list.output, "\n")) << "case ids are unique";
-  ASSERT_GT(ids.size(), 1000u);
+  ASSERT_GT(ids.size(), 500u);
 
-  const auto r = run("", "--quick --backend cpu --json " + (dir / "out.json").string() + " --junit " +
-                             (dir / "out.xml").string());
+  const auto r = run("", ops + " --json " + (dir / "out.json").string() + " --junit " + (dir / "out.xml").string());
   ASSERT_EQ(r.status, 0) << r.output.substr(0, 4000);
   EXPECT_NE(r.output.find("cpu pass/fail/unsup"), std::string::npos) << "the matrix is printed";
 
@@ -152,6 +154,7 @@ TEST(Conform, QuickRunWritesJsonAndJunitListingEveryCase) {
   }
   EXPECT_EQ(names, ids) << "one testcase per case";
   EXPECT_EQ(skipped, unsupported);
+  EXPECT_GT(unsupported, 0u) << "addmm's cpu cases include unsupported ones";
 }
 
 TEST(Conform, CorrectKernelOnTheBrokenBackendPasses) {
