@@ -3,12 +3,14 @@
 // there): squares and products in f32, sums in double, rstd rounded to f32, dw accumulated per
 // fixed block of rows and the blocks added in order, so no result depends on the thread count.
 // A row is read from memory once and revisited in L1/L2 (bf16/f16 converted in the vector loops); outputs larger than
-// the caches are written with non-temporal stores.
+// the caches are written with non-temporal stores, and the next row is asked for while a row is
+// written, so the memory reads while it writes.
 #include "kernels/fast/rows.hpp"
 #include "kernels/rms_norm.hpp"
 
 #include <cmath>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 namespace xd::cpu::fast {
@@ -102,21 +104,26 @@ struct rms_norm_fast {
       const bool stream = rows.numel() * n * sz >= stream_threshold_bytes();
       const float eps = static_cast<float>(attrs.eps);
       const int64_t grain = std::max<int64_t>(1, kElementGrain / std::max<int64_t>(n, 1));
+      // f32 rows ask for the next row while this one is written (simd::next_rows); f16 rows
+      // measured slower with it, bf16 no faster (docs/performance.md, "Reads during the writes").
+      constexpr bool kAskNext = std::is_same_v<T, float>;
       parallel_for(rows.numel(), grain, [&](int64_t begin, int64_t end) {
         stream_scope fence;
-        auto row = [&](const T* xp, T* yp, float* rp) {
+        auto row = [&](const T* xp, T* yp, float* rp, const T* next) {
           double ss = simd::sum_squares(xp, elem_of<T>(), n);
           if (ss > static_cast<double>(std::numeric_limits<float>::max())) ss = std::numeric_limits<double>::infinity();
           const double ms = n == 0 ? std::numeric_limits<double>::quiet_NaN() : ss / static_cast<double>(n);
           const float r = static_cast<float>(1.0 / std::sqrt(static_cast<double>(static_cast<float>(ms) + eps)));
           *rp = r;
-          simd::scale_weighted(xp, elem_of<T>(), r, wp, yp, n, stream);
+          simd::scale_weighted(xp, elem_of<T>(), r, wp, yp, n, stream, {{next, nullptr}});
         };
         rows.for_each_run({data(x), data(y), data(rstd)}, begin, end,
                           [&](const std::array<char*, 3>& p, int64_t len, const std::array<int64_t, 3>& st) {
                             for (int64_t i = 0; i < len; ++i)
                               row(reinterpret_cast<const T*>(p[0] + i * st[0]), reinterpret_cast<T*>(p[1] + i * st[1]),
-                                  reinterpret_cast<float*>(p[2] + i * st[2]));
+                                  reinterpret_cast<float*>(p[2] + i * st[2]),
+                                  kAskNext && i + 1 < len ? reinterpret_cast<const T*>(p[0] + (i + 1) * st[0])
+                                                          : nullptr);
                           });
       });
     });
@@ -155,12 +162,12 @@ struct rms_norm_backward_fast {
         stream_scope fence;
         for (int64_t blk = begin; blk < end; ++blk) {
           double* part = dw != nullptr ? partial.data() + blk * n : nullptr;
-          auto row = [&](const T* gp, const T* xp, float r, T* dxp) {
+          auto row = [&](const T* gp, const T* xp, float r, T* dxp, simd::next_rows next) {
             constexpr simd::elem e = elem_of<T>();
             if (dx != nullptr && n > 0) {
               const double sum = simd::dot_gw_xh(gp, xp, e, wp, r, n);
               const float mean = static_cast<float>(sum / static_cast<double>(n));
-              simd::rms_dx(gp, xp, e, wp, r, mean, dxp, n, stream);
+              simd::rms_dx(gp, xp, e, wp, r, mean, dxp, n, stream, next);
             }
             if (part != nullptr) simd::accumulate_g_xh(gp, xp, e, r, part, n);
           };
@@ -168,9 +175,12 @@ struct rms_norm_backward_fast {
               {data(g), data(x), data(rstd), dx ? data(*dx) : nullptr}, blk * kRowBlock,
               std::min(n_rows, (blk + 1) * kRowBlock),
               [&](const std::array<char*, 4>& p, int64_t len, const std::array<int64_t, 4>& st) {
-                for (int64_t i = 0; i < len; ++i)
+                for (int64_t i = 0; i < len; ++i) {
+                  simd::next_rows next;
+                  if (i + 1 < len) next = {{p[0] + (i + 1) * st[0], p[1] + (i + 1) * st[1]}};
                   row(reinterpret_cast<const T*>(p[0] + i * st[0]), reinterpret_cast<const T*>(p[1] + i * st[1]),
-                      *reinterpret_cast<const float*>(p[2] + i * st[2]), reinterpret_cast<T*>(p[3] + i * st[3]));
+                      *reinterpret_cast<const float*>(p[2] + i * st[2]), reinterpret_cast<T*>(p[3] + i * st[3]), next);
+                }
               });
         }
       });

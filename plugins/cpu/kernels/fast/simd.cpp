@@ -246,7 +246,7 @@ void Subtract2(const float* HWY_RESTRICT x, float a, float b, void* HWY_RESTRICT
 }
 
 void ScaleWeighted(const void* HWY_RESTRICT x, elem e, float r, const float* HWY_RESTRICT w, void* HWY_RESTRICT y,
-                   int64_t n, bool stream) {
+                   int64_t n, bool stream, next_rows next) {
   const DF d;
   const auto vr = hn::Set(d, r);
   by_elem(e, [&](auto t) {
@@ -254,12 +254,12 @@ void ScaleWeighted(const void* HWY_RESTRICT x, elem e, float r, const float* HWY
     if (w == nullptr) {
       write_row<E>(
           d, y, n, stream, [&](int64_t i) { return hn::Mul(load_as<E>(d, x, i), vr); },
-          [&](int64_t i) { return load_one<E>(x, i) * r; });
+          [&](int64_t i) { return load_one<E>(x, i) * r; }, next);
       return;
     }
     write_row<E>(
         d, y, n, stream, [&](int64_t i) { return hn::Mul(hn::Mul(load_as<E>(d, x, i), vr), hn::LoadU(d, w + i)); },
-        [&](int64_t i) { return (load_one<E>(x, i) * r) * w[i]; });
+        [&](int64_t i) { return (load_one<E>(x, i) * r) * w[i]; }, next);
   });
 }
 
@@ -296,7 +296,7 @@ double DotGwXh(const void* HWY_RESTRICT g, const void* HWY_RESTRICT x, elem e, c
 }
 
 void RmsDx(const void* HWY_RESTRICT g, const void* HWY_RESTRICT x, elem e, const float* HWY_RESTRICT w, float r,
-           float mean, void* HWY_RESTRICT dx, int64_t n, bool stream) {
+           float mean, void* HWY_RESTRICT dx, int64_t n, bool stream, next_rows next) {
   const DF d;
   const auto vr = hn::Set(d, r), vm = hn::Set(d, mean);
   by_elem(e, [&](auto t) {
@@ -313,7 +313,8 @@ void RmsDx(const void* HWY_RESTRICT g, const void* HWY_RESTRICT x, elem e, const
           const float gi = load_one<E>(g, i);
           const float gw = w != nullptr ? gi * w[i] : gi;
           return r * (gw - (load_one<E>(x, i) * r) * mean);
-        });
+        },
+        next);
   });
 }
 
@@ -477,15 +478,15 @@ void scale(const float* x, float s, void* y, elem ey, int64_t n, bool stream) {
 void subtract2(const float* x, float a, float b, void* y, elem ey, int64_t n, bool stream) {
   HWY_DYNAMIC_DISPATCH(Subtract2)(x, a, b, y, ey, n, stream);
 }
-void scale_weighted(const void* x, elem e, float r, const float* w, void* y, int64_t n, bool stream) {
-  HWY_DYNAMIC_DISPATCH(ScaleWeighted)(x, e, r, w, y, n, stream);
+void scale_weighted(const void* x, elem e, float r, const float* w, void* y, int64_t n, bool stream, next_rows next) {
+  HWY_DYNAMIC_DISPATCH(ScaleWeighted)(x, e, r, w, y, n, stream, next);
 }
 double dot_gw_xh(const void* g, const void* x, elem e, const float* w, float r, int64_t n) {
   return HWY_DYNAMIC_DISPATCH(DotGwXh)(g, x, e, w, r, n);
 }
-void rms_dx(const void* g, const void* x, elem e, const float* w, float r, float mean, void* dx, int64_t n,
-            bool stream) {
-  HWY_DYNAMIC_DISPATCH(RmsDx)(g, x, e, w, r, mean, dx, n, stream);
+void rms_dx(const void* g, const void* x, elem e, const float* w, float r, float mean, void* dx, int64_t n, bool stream,
+            next_rows next) {
+  HWY_DYNAMIC_DISPATCH(RmsDx)(g, x, e, w, r, mean, dx, n, stream, next);
 }
 void accumulate_g_xh(const void* g, const void* x, elem e, float r, double* part, int64_t n) {
   HWY_DYNAMIC_DISPATCH(AccumulateGXh)(g, x, e, r, part, n);

@@ -46,13 +46,22 @@ void scale(const float* x, float s, void* y, elem ey, int64_t n, bool stream = f
 void subtract2(const float* x, float a, float b, void* y, elem ey, int64_t n, bool stream = false);
 
 // ---- rms_norm rows (x, g, y, dx of element type e; the weight w in f32)
+// Rows the caller reads next (null: none), each of the same length and element type as the
+// rows a primitive below reads. A primitive that writes a row asks for their cache lines while
+// it stores, one line per line it writes, so the caller's next pass over them (a sum over memory)
+// finds them cached: a row loop that reads, then writes, would otherwise leave the memory idle
+// for reads while it writes (docs/performance.md, "Reads during the writes").
+struct next_rows {
+  const void* row[2] = {nullptr, nullptr};
+};
 // y[i] = (x[i] * r) * w[i], or x[i] * r without a weight (w == nullptr).
-void scale_weighted(const void* x, elem e, float r, const float* w, void* y, int64_t n, bool stream = false);
+void scale_weighted(const void* x, elem e, float r, const float* w, void* y, int64_t n, bool stream = false,
+                    next_rows next = {});
 // Sum over i of double(g[i]*w[i]) * double(x[i]*r) (w == nullptr: g[i]), in double.
 double dot_gw_xh(const void* g, const void* x, elem e, const float* w, float r, int64_t n);
 // dx[i] = r * (g[i]*w[i] - (x[i]*r) * mean).
 void rms_dx(const void* g, const void* x, elem e, const float* w, float r, float mean, void* dx, int64_t n,
-            bool stream = false);
+            bool stream = false, next_rows next = {});
 // part[i] += double(g[i]) * double(x[i]*r).
 void accumulate_g_xh(const void* g, const void* x, elem e, float r, double* part, int64_t n);
 

@@ -15,6 +15,7 @@
 #include "kernels/fast/simd.hpp"
 
 #include <cstdint>
+#include <hwy/cache_control.h>
 #include <hwy/highway.h>
 #include <type_traits>
 
@@ -166,11 +167,31 @@ HWY_INLINE void store_as(D d, hn::Vec<D> v, void* HWY_RESTRICT p, int64_t i, boo
   }
 }
 
+// Asks once for each cache line that starts within elements [i, i + count) of each of `next`'s
+// rows (of element type E), and at i == 0 for the line the row starts in: called for consecutive
+// ranges, it asks for every line of the rows once, whatever the vector width. A prefetch never
+// faults.
+template <elem E>
+HWY_INLINE void prefetch_rows(const next_rows& next, int64_t i, int64_t count) {
+  constexpr uintptr_t size = E == elem::f32 ? 4 : 2;
+  constexpr uintptr_t line = 64;
+  for (const void* row : next.row) {
+    if (row == nullptr) continue;
+    const uintptr_t first = reinterpret_cast<uintptr_t>(row) + static_cast<uintptr_t>(i) * size;
+    const uintptr_t end = first + static_cast<uintptr_t>(count) * size;
+    for (uintptr_t at = (i == 0 ? first : first + line - 1) & ~(line - 1); at < end; at += line)
+      hwy::Prefetch(reinterpret_cast<const char*>(at));
+  }
+}
+
 // The elementwise loops below write y[i] = f(i) as E for i in [0, n): vectors through `vec(i)`,
 // single lanes through `one(i)`. With `stream`, stores are non-temporal (aligned vectors; the
-// elements before the first aligned one are written singly).
-template <elem E, class D, class V, class S>
-HWY_INLINE void write_row(D d, void* HWY_RESTRICT y, int64_t n, bool stream, V vec, S one) {
+// elements before the first aligned one are written singly). With Ahead, `next`'s rows (elements
+// of E, n of them) are asked for at the pace of the stores; without, the loop has no trace of it
+// (a runtime-empty `next` left its tests in every narrow store loop, which measured slower).
+template <elem E, bool Ahead, class D, class V, class S>
+HWY_INLINE void write_row_paced(D d, void* HWY_RESTRICT y, int64_t n, bool stream, V vec, S one,
+                                const next_rows& next) {
   const int64_t N = static_cast<int64_t>(hn::Lanes(d));
   const int64_t size = E == elem::f32 ? 4 : 2;
   stream = stream && can_stream<E>(d);
@@ -179,11 +200,34 @@ HWY_INLINE void write_row(D d, void* HWY_RESTRICT y, int64_t n, bool stream, V v
     const uintptr_t align = static_cast<uintptr_t>(N * size);
     const uintptr_t base = reinterpret_cast<uintptr_t>(y);
     for (; i < n && (base + static_cast<uintptr_t>(i * size)) % align != 0; ++i) store_one<E>(y, i, one(i));
-    for (; i + N <= n; i += N) store_as<E>(d, vec(i), y, i, true);
+    if constexpr (Ahead) prefetch_rows<E>(next, 0, i);
+    for (; i + N <= n; i += N) {
+      if constexpr (Ahead) prefetch_rows<E>(next, i, N);
+      store_as<E>(d, vec(i), y, i, true);
+    }
   } else {
-    for (; i + N <= n; i += N) store_as<E>(d, vec(i), y, i, false);
+    for (; i + N <= n; i += N) {
+      if constexpr (Ahead) prefetch_rows<E>(next, i, N);
+      store_as<E>(d, vec(i), y, i, false);
+    }
   }
+  if constexpr (Ahead) prefetch_rows<E>(next, i, n - i);
   for (; i < n; ++i) store_one<E>(y, i, one(i));
+}
+
+template <elem E, class D, class V, class S>
+HWY_INLINE void write_row(D d, void* HWY_RESTRICT y, int64_t n, bool stream, V vec, S one) {
+  write_row_paced<E, false>(d, y, n, stream, vec, one, next_rows{});
+}
+
+// write_row, asking for `next`'s rows meanwhile when it names any.
+template <elem E, class D, class V, class S>
+HWY_INLINE void write_row(D d, void* HWY_RESTRICT y, int64_t n, bool stream, V vec, S one, const next_rows& next) {
+  if (next.row[0] != nullptr || next.row[1] != nullptr) {
+    write_row_paced<E, true>(d, y, n, stream, vec, one, next);
+  } else {
+    write_row_paced<E, false>(d, y, n, stream, vec, one, next);
+  }
 }
 
 }  // namespace HWY_NAMESPACE
