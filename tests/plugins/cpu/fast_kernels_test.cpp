@@ -320,6 +320,19 @@ TEST(FastKernelsDecline, BinaryOpsHandOtherLayoutsToTheReferenceLoop) {
       "cpu.copy.fast", [&] { return std::vector<Tensor>{y.contiguous()}; }, Tol{0, 0});
 }
 
+// a + alpha*b rounds the product, then the sum, as the reference loop does: a compiler that
+// fuses the two into one fma (GCC's default on targets with FMA, which the vector code has) gives
+// other last bits for most elements of an alpha that is not a power of two.
+TEST(FastKernelsArithmetic, AddAndSubWithAlphaRoundTwiceAsTheReferenceDoes) {
+  if (reference_only()) GTEST_SKIP() << "XD_CPU_KERNELS=reference: no fast kernels";
+  const Tensor a = make(random_values(64 * 1024, -4, 4, Dtype::f32, 21), {64, 1024}, Dtype::f32);
+  const Tensor b = make(random_values(64 * 1024, -4, 4, Dtype::f32, 22), {64, 1024}, Dtype::f32);
+  expect_same(
+      "cpu.add.fast", [&] { return std::vector<Tensor>{xd::add(a, b, 0.1)}; }, Tol{0, 0});
+  expect_same(
+      "cpu.sub.fast", [&] { return std::vector<Tensor>{xd::sub(a, b, 1.7)}; }, Tol{0, 0});
+}
+
 TEST(FastKernelsDecline, SmallTensorsRunTheReferenceLoopInline) {
   if (reference_only()) GTEST_SKIP() << "XD_CPU_KERNELS=reference: no fast kernels";
   const Tensor a = make({1.0, -2.5}, {2}, Dtype::f32), b = make({2.0, kInf}, {2}, Dtype::f32);
