@@ -4,7 +4,7 @@
 // fixed block of rows and the blocks added in order, so no result depends on the thread count.
 // A row is read from memory once and revisited in L1/L2 (bf16/f16 converted in the vector loops); outputs larger than
 // the caches are written with non-temporal stores, and the next row is asked for while a row is
-// written, so the memory reads while it writes.
+// written (f32 rows of the forward, every row of the backward), so the memory reads while it writes.
 #include "kernels/fast/rows.hpp"
 #include "kernels/rms_norm.hpp"
 
