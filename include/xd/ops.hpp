@@ -230,6 +230,17 @@ Tensor addmm(const Tensor& input, const Tensor& a, const Tensor& b, double beta 
 Tensor bmm(const Tensor& a, const Tensor& b);
 Tensor baddbmm(const Tensor& input, const Tensor& a, const Tensor& b, double beta = 1.0,
                double alpha = 1.0);
+// matmul: torch.matmul, as one mm or bmm over views of a and b (same dtype and rounding as they).
+//   1-d @ 1-d: the dot product, a 0-d tensor; 2-d @ 2-d: mm. A 1-d left operand is one row and a
+//   1-d right operand one column, whose dims are dropped from the result ([K] @ [B, K, N] ->
+//   [B, N]). When either side has 3 or more dims, the dims before the last two are batch dims
+//   and broadcast (NumPy's rules: [2, 1, M, K] @ [3, K, N] -> [2, 3, M, N]); a batch against a
+//   2-d or 1-d right operand runs as one mm over the folded rows. A broadcast side is read through
+//   stride-0 views where one batch dim can express them, else copied once.
+// Errors: ShapeError when either is 0-d, when a's last dim differs from b's rows (b's only dim
+// when 1-d), or when the batch dims do not broadcast; DtypeError when the dtypes differ or are not
+// floating; DeviceError when the devices differ; ValueError for an undefined tensor.
+Tensor matmul(const Tensor& a, const Tensor& b);
 
 // ------------------------------------------------------------------ quantised matmul
 // int_mm: PyTorch's torch._int_mm. a i8 [M,K] @ b i8 [K,N] -> a new i32 [M,N] tensor on their

@@ -440,9 +440,8 @@ void bind_ops(py::module_& m) {
         py::arg("alpha") = 1.0, release_gil());
   m.def("baddbmm", &xd::baddbmm, py::arg("input"), py::arg("batch1"), py::arg("batch2"), py::kw_only(),
         py::arg("beta") = 1.0, py::arg("alpha") = 1.0, release_gil());
-  m.def(
-      "matmul", [](const Tensor& a, const Tensor& b) { return a.dim() == 3 ? xd::bmm(a, b) : xd::mm(a, b); },
-      py::arg("input"), py::arg("other"), release_gil(), "mm for 2-d operands, bmm for 3-d ones.");
+  m.def("matmul", &xd::matmul, py::arg("input"), py::arg("other"), release_gil(),
+        "torch.matmul: vectors, matrices and broadcast batches (include/xd/ops.hpp).");
   m.def("int_mm", &xd::int_mm, py::arg("input"), py::arg("mat2"), release_gil(), "torch._int_mm");
   m.def(
       "scaled_mm",

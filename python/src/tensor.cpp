@@ -267,8 +267,7 @@ void bind_tensor(py::module_& m) {
       .def(
           "__pow__", [](const Tensor& a, double e) { return xd::pow(a, e); }, release_gil())
       .def(
-          "__matmul__", [](const Tensor& a, const Tensor& b) { return a.dim() == 3 ? xd::bmm(a, b) : xd::mm(a, b); },
-          release_gil());
+          "__matmul__", [](const Tensor& a, const Tensor& b) { return xd::matmul(a, b); }, release_gil());
 }
 
 }  // namespace xdpy

@@ -353,6 +353,39 @@ def test_matmul_family_matches_torch(device, dtype, layout):
                  torch.baddbmm(ref(c3), ref(a3), ref(b3), beta=2.0, alpha=-1.0), rtol=tol, atol=tol)
 
 
+MATMUL_SHAPES = [((5,), (5,)), ((3, 5), (5,)), ((5,), (5, 4)), ((2, 3, 5), (5, 4)), ((2, 3, 5), (5,)),
+                 ((5,), (2, 5, 4)), ((3, 5), (2, 5, 4)), ((2, 1, 3, 5), (4, 5, 6)), ((1, 3, 5), (7, 1, 5, 2)),
+                 ((0, 3, 5), (5, 4)), ((2, 3, 0), (2, 0, 4))]
+
+
+@pytest.mark.parametrize("device,dtype", [("cpu", xd.float64), ("cpu", xd.bfloat16)] +
+                         ([("opencl:0", xd.float32)] if "opencl:0" in DEVICES else []))
+@pytest.mark.parametrize("shapes", MATMUL_SHAPES, ids=str)
+def test_matmul_follows_torch_matmul_for_vectors_and_broadcast_batches(device, dtype, shapes):
+    g = torch.Generator().manual_seed(3)
+    a, b = (torch.randn(*s, generator=g, dtype=torch.float64).to(TORCH_DTYPE[dtype]) for s in shapes)
+    xa, xb = to_xd(a, device), to_xd(b, device)
+    if a.dim() >= 2:  # self as a transposed view: its batch cannot fold into mm's rows without a copy
+        xa = to_xd(a.transpose(-1, -2).contiguous(), device).transpose(a.dim() - 1, a.dim() - 2)
+    expected = torch.matmul(a.double(), b.double())
+    tol = MATMUL_TOL[dtype]
+    got = xd.matmul(xa, xb)
+    assert tuple(got.shape) == tuple(expected.shape)
+    assert_close(got, expected, rtol=tol, atol=tol)
+    assert_close(xa @ xb, expected, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("shapes,message", [(((2, 3, 4), (3, 4, 5)), "batch dim 0: 2 vs 3"),
+                                            (((3, 4), (5,)), "4 columns vs 5 rows"),
+                                            (((), (3,)), "at least one dim")])
+def test_matmul_rejects_shapes_torch_rejects(shapes, message):
+    a, b = (xd.zeros(list(s)) for s in shapes)
+    with pytest.raises(xd.ShapeError, match=message):
+        xd.matmul(a, b)
+    with pytest.raises(xd.ShapeError, match="matmul"):
+        a @ b
+
+
 @pytest.mark.parametrize("device", DEVICES)
 def test_int_mm_is_exact(device):
     g = torch.Generator().manual_seed(2)

@@ -55,6 +55,38 @@ TEST(BadShape, BaddbmmInnerDimsDiffer) {
                         "[2, 5, 5]");
 }
 
+TEST(BadShape, MatmulOfAZeroDimensionalOperand) {
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, xd::matmul(f32({}), f32({3})), "matmul", "at least one dim", "'self' []",
+                        "'other' [3]");
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, xd::matmul(f32({3}), f32({})), "matmul", "'other' []");
+}
+
+TEST(BadShape, MatmulInnerDimsDifferNamingTheCallersShapes) {
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, xd::matmul(f32({3, 4}), f32({5})), "matmul", "'self' [3, 4]", "'other' [5]",
+                        "4 columns vs 5 rows");
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, xd::matmul(f32({2, 3, 4}), f32({2, 4})), "matmul", "[2, 3, 4]", "[2, 4]",
+                        "4 columns vs 2 rows");
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, xd::matmul(f32({4}), f32({2, 3, 5})), "matmul", "4 columns vs 3 rows");
+}
+
+TEST(BadShape, MatmulBatchDimsDoNotBroadcast) {
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, xd::matmul(f32({2, 3, 4}), f32({3, 4, 5})), "matmul", "'self' [2, 3, 4]",
+                        "'other' [3, 4, 5]", "batch dim 0: 2 vs 3", "broadcast");
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, xd::matmul(f32({1, 2, 3, 4}), f32({5, 3, 4, 5})), "matmul",
+                        "batch dim 1: 2 vs 3");
+}
+
+TEST(BadDtype, MatmulOfMixedOrIntegerDtypes) {
+  EXPECT_THROWS_EXACTLY(xd::DtypeError, xd::matmul(f32({3, 4}), of({4, 2}, Dtype::f64)), "matmul", "'self' is f32",
+                        "'other' is f64", "does not promote");
+  EXPECT_THROWS_EXACTLY(xd::DtypeError, xd::matmul(of({3, 4}, Dtype::i32), of({4}, Dtype::i32)), "matmul", "i32",
+                        "f64, f32, f16, bf16");
+}
+
+TEST(BadArgument, MatmulOfAnUndefinedTensor) {
+  EXPECT_THROWS_EXACTLY(xd::ValueError, xd::matmul(xd::Tensor(), f32({3})), "undefined");
+}
+
 TEST(BadShape, AddOperandsDoNotBroadcast) {
   EXPECT_THROWS_EXACTLY(xd::ShapeError, xd::add(f32({2, 3}), f32({4, 3})), "add", "[2, 3]", "[4, 3]", "broadcast");
 }
@@ -271,6 +303,12 @@ TEST(BadDevice, MmOfMatricesOnTwoDevices) {
   const xd::Device stub = stub_device();
   EXPECT_THROWS_EXACTLY(xd::DeviceError, xd::mm(f32_on(stub, {2, 3}), f32({3, 4})), "mm", "'self' is on stubdev:0",
                         "'mat2' is on cpu:0", ".to(device)");
+}
+
+TEST(BadDevice, MatmulOfBatchesOnTwoDevices) {
+  const xd::Device stub = stub_device();
+  EXPECT_THROWS_EXACTLY(xd::DeviceError, xd::matmul(f32({2, 2, 3}), f32_on(stub, {3, 4})), "matmul",
+                        "'self' is on cpu:0", "'other' is on stubdev:0", ".to(device)");
 }
 
 TEST(BadDevice, AddmmInputOnAnotherDeviceThanTheMatrices) {
