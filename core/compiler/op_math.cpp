@@ -170,6 +170,15 @@ std::string emit_pointwise(const Graph& g, const Node& n, const std::vector<std:
     case XD_OP_EQ: e = "(" + a[0] + " == " + a[1] + ") ? 1L : 0L"; break;
     case XD_OP_LT: e = "(" + a[0] + " < " + a[1] + ") ? 1L : 0L"; break;
     case XD_OP_GT: e = "(" + a[0] + " > " + a[1] + ") ? 1L : 0L"; break;
+    case XD_OP_NE:
+      e = "(" + a[0] + " != " + a[1] + ") ? 1L : 0L";
+      break;
+    case XD_OP_GE:
+      e = "(" + a[0] + " >= " + a[1] + ") ? 1L : 0L";
+      break;
+    case XD_OP_LE:
+      e = "(" + a[0] + " <= " + a[1] + ") ? 1L : 0L";
+      break;
     case XD_OP_WHERE: e = a[0] + " != 0L ? " + a[1] + " : " + a[2]; break;
     case XD_OP_COPY: return w.let(compute_type(od), decode(od, encode(od, k, a[0])));
     default: throw Error("internal error: the compiler has no expression for " + op_name(n.op));

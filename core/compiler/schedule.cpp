@@ -24,6 +24,9 @@ bool is_pointwise(xd_op op) {
     case XD_OP_ABS: case XD_OP_EXP: case XD_OP_LOG: case XD_OP_SQRT: case XD_OP_RSQRT: case XD_OP_RELU:
     case XD_OP_GELU: case XD_OP_SILU: case XD_OP_SIGMOID: case XD_OP_TANH: case XD_OP_MAXIMUM:
     case XD_OP_MINIMUM:
+    case XD_OP_NE:
+    case XD_OP_GE:
+    case XD_OP_LE:
       return true;
     default:
       return false;

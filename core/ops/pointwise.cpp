@@ -29,9 +29,10 @@ DtypeSet binary_dtypes(xd_op op) {
     case XD_OP_DIV:
       return kFloat;
     case XD_OP_EQ:
+    case XD_OP_NE:
       return kNumericBool;
     default:
-      return kNumeric;  // add, sub, mul, lt, gt, maximum, minimum
+      return kNumeric;  // add, sub, mul, lt, gt, ge, le, maximum, minimum
   }
 }
 
@@ -123,7 +124,8 @@ MetaResult meta_binary(const MetaArgs& m) {
     r.kernel_attrs.scalar = alpha_attr(name, *m.inputs[0], attrs_of<AlphaAttrs>(m).alpha);
     r.has_kernel_attrs = true;
   }
-  const bool compare = m.op == XD_OP_EQ || m.op == XD_OP_LT || m.op == XD_OP_GT;
+  const bool compare = m.op == XD_OP_EQ || m.op == XD_OP_LT || m.op == XD_OP_GT || m.op == XD_OP_NE ||
+                       m.op == XD_OP_GE || m.op == XD_OP_LE;
   r.device = &ia.device_record();
   r.key = ia.dtype;
   // Broadcast in place in the output's sizes: this is every small op's path, kept free of copies.
@@ -259,6 +261,9 @@ Tensor div(const Tensor& a, const Tensor& b) { return binary(XD_OP_DIV, "div", a
 Tensor eq(const Tensor& a, const Tensor& b) { return binary(XD_OP_EQ, "eq", a, b, NoAttrs{}); }
 Tensor lt(const Tensor& a, const Tensor& b) { return binary(XD_OP_LT, "lt", a, b, NoAttrs{}); }
 Tensor gt(const Tensor& a, const Tensor& b) { return binary(XD_OP_GT, "gt", a, b, NoAttrs{}); }
+Tensor ne(const Tensor& a, const Tensor& b) { return binary(XD_OP_NE, "ne", a, b, NoAttrs{}); }
+Tensor ge(const Tensor& a, const Tensor& b) { return binary(XD_OP_GE, "ge", a, b, NoAttrs{}); }
+Tensor le(const Tensor& a, const Tensor& b) { return binary(XD_OP_LE, "le", a, b, NoAttrs{}); }
 Tensor maximum(const Tensor& a, const Tensor& b) { return binary(XD_OP_MAXIMUM, "maximum", a, b, NoAttrs{}); }
 Tensor minimum(const Tensor& a, const Tensor& b) { return binary(XD_OP_MINIMUM, "minimum", a, b, NoAttrs{}); }
 

@@ -95,6 +95,9 @@ const std::array<OpSchema, kOpCount>& schemas() {
       {XD_OP_AVG_POOL2D, "avg_pool2d", OpKind::pool2d, {"self"}, {"out"}, meta_pool2d, at<Pool2dAttrs, xd_attrs_pool2d>()},
       {XD_OP_CUMSUM, "cumsum", OpKind::cumsum, {"self"}, {"out"}, meta_cumsum, at<CumsumAttrs, xd_attrs_dim>()},
       {XD_OP_TOPK, "topk", OpKind::topk, {"self"}, {"values", "indices"}, meta_topk, at<TopkAttrs, xd_attrs_topk>()},
+      {XD_OP_NE, "ne", OpKind::compare, {"self", "other"}, {"out"}, meta_binary, at<NoAttrs>()},
+      {XD_OP_GE, "ge", OpKind::compare, {"self", "other"}, {"out"}, meta_binary, at<NoAttrs>()},
+      {XD_OP_LE, "le", OpKind::compare, {"self", "other"}, {"out"}, meta_binary, at<NoAttrs>()},
   }};
   // clang-format on
   return s;

@@ -53,6 +53,13 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);  // cond is 
 Tensor eq(const Tensor& a, const Tensor& b);  // bool result
 Tensor lt(const Tensor& a, const Tensor& b);
 Tensor gt(const Tensor& a, const Tensor& b);
+// torch.ne, torch.ge, torch.le: bool results, broadcasting, one numeric dtype (ne also bool), as
+// eq/lt/gt take. A NaN on either side makes ne true and ge/le false; -0 equals +0. Errors as add's:
+// ShapeError when the shapes do not broadcast, DtypeError for mixed dtypes (or bool for ge/le),
+// DeviceError for two devices.
+Tensor ne(const Tensor& a, const Tensor& b);
+Tensor ge(const Tensor& a, const Tensor& b);
+Tensor le(const Tensor& a, const Tensor& b);
 // Elementwise max / min of a and b, broadcasting, as torch.maximum / torch.minimum: a NaN in either
 // gives NaN. f64 f32 f16 bf16 i8 u8 i32 i64; a and b of one dtype (DtypeError otherwise).
 Tensor maximum(const Tensor& a, const Tensor& b);

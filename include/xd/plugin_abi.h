@@ -38,7 +38,7 @@ extern "C" {
 #endif
 
 #define XD_ABI_MAJOR 1
-#define XD_ABI_MINOR 7
+#define XD_ABI_MINOR 8
 
 #define XD_PLUGIN_QUERY_SYMBOL "xd_plugin_query"
 #define XD_PLUGIN_INIT_SYMBOL "xd_plugin_init"
@@ -281,12 +281,19 @@ typedef enum xd_op {
                                    (NaN is larger than every number, as in torch); -0 equals +0; equal values go to
                                    the smaller index (torch leaves that unspecified), so the result is one. sorted = 0
                                    allows any order of the k; the in-tree kernels sort anyway. */
-  XD_OP_COUNT_V1_6 = 59         /* one past the last op of ABI 1.6 */
+  XD_OP_COUNT_V1_6 = 59,        /* one past the last op of ABI 1.6 (and of 1.7, which added none) */
+  XD_OP_NE = 59,                /* [a, b] -> [out bool] (none) torch.ne, torch.ge, torch.le: a and b broadcast to out,
+                                   one dtype out of f64 f32 f16 bf16 i8 u8 i32 i64 (ne also bool), compared exactly
+                                   as IEEE-754 does: a NaN on either side makes ne true and ge, le false; -0 equals
+                                   +0. */
+  XD_OP_GE = 60,                /* [a, b] -> [out bool] (none), as XD_OP_NE says */
+  XD_OP_LE = 61,                /* [a, b] -> [out bool] (none), as XD_OP_NE says */
+  XD_OP_COUNT_V1_8 = 62         /* one past the last op of ABI 1.8 */
 } xd_op;
 
 /* One past the last op of the newest ABI minor this header declares: what a host of this header
  * sizes its tables by. A plugin that must load on older hosts checks host->abi_minor instead. */
-#define XD_OP_COUNT_LATEST XD_OP_COUNT_V1_6
+#define XD_OP_COUNT_LATEST XD_OP_COUNT_V1_8
 
 /* ---------------------------------------------------------------- attribute structs */
 /* A scalar given to an op. `real` is used for floating-point dtypes, `integer` for integer and

@@ -240,6 +240,9 @@ void bind_ops(py::module_& m) {
   binary("eq", &xd::eq);
   binary("lt", &xd::lt);
   binary("gt", &xd::gt);
+  binary("ne", &xd::ne);
+  binary("ge", &xd::ge);
+  binary("le", &xd::le);
   binary("maximum", &xd::maximum);
   binary("minimum", &xd::minimum);
   m.def(

@@ -245,6 +245,9 @@ void bind_tensor(py::module_& m) {
   binary("__eq__", nullptr, &xd::eq);
   binary("__lt__", nullptr, &xd::lt);
   binary("__gt__", nullptr, &xd::gt);
+  binary("__ne__", nullptr, &xd::ne);
+  binary("__ge__", nullptr, &xd::ge);
+  binary("__le__", nullptr, &xd::le);
   // In place: the result is computed, then copied into the tensor's own memory (views see it).
   auto inplace = [&cls](const char* name, Tensor (*f)(const Tensor&, const Tensor&)) {
     cls.def(

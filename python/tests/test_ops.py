@@ -80,7 +80,7 @@ def test_add_sub_alpha_keyword(device, dtype, layout):
     assert_close(xd.sub(xa, xb, alpha=2), torch.sub(a, b, alpha=2))
 
 
-@pytest.mark.parametrize("name", ["eq", "lt", "gt"])
+@pytest.mark.parametrize("name", ["eq", "ne", "lt", "gt", "ge", "le"])
 @pytest.mark.parametrize("device,dtype,layout", cases([xd.float32, xd.int32]))
 def test_comparisons_match_torch(name, device, dtype, layout):
     a, b, xa, xb = operands(dtype, layout, device)
@@ -108,9 +108,30 @@ def test_operators_match_torch():
     assert_close(xa == xa, a == a)
     assert_close(xa < xb, a < b)
     assert_close(xa > xb, a > b)
+    assert_close(xa != xa, a != a)
+    assert_close(xa >= xb, a >= b)
+    assert_close(xa <= xb, a <= b)
+    assert_close(xa != 1.5, a != 1.5)
+    assert_close(2.0 <= xa, 2.0 <= a)  # Python reflects it to xa >= 2.0
     y = xa.clone()
     y += xa
     assert_close(y, a + a)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_comparisons_follow_ieee_for_nan_and_signed_zero(device):
+    a = torch.tensor([float("nan"), 1.0, float("nan"), -0.0, float("inf"), -float("inf"), 2.0])
+    b = torch.tensor([float("nan"), float("nan"), 1.0, 0.0, float("inf"), 3.0, 2.0])
+    xa, xb = to_xd(a, device), to_xd(b, device)
+    for name in ["eq", "ne", "lt", "gt", "ge", "le"]:
+        assert getattr(xd, name)(xa, xb).tolist() == getattr(torch, name)(a, b).tolist(), name
+
+
+def test_ne_takes_bool_and_ge_refuses_it():
+    a, b = torch.tensor([True, False, True]), torch.tensor([True, True, False])
+    assert xd.ne(to_xd(a), to_xd(b)).tolist() == [False, True, True]
+    with pytest.raises(xd.DtypeError, match="ge"):
+        xd.ge(to_xd(a), to_xd(b))
 
 
 @pytest.mark.parametrize("device", DEVICES)

@@ -14,7 +14,7 @@ for _name in dir(_xdispatch):
         globals()[_name] = getattr(_xdispatch, _name)
 
 _METHODS = (
-    "add", "sub", "mul", "div", "pow", "eq", "lt", "gt", "maximum", "minimum", "neg", "abs", "exp",
+    "add", "sub", "mul", "div", "pow", "eq", "ne", "lt", "gt", "ge", "le", "maximum", "minimum", "neg", "abs", "exp",
     "log", "sqrt", "rsqrt", "relu", "gelu", "silu", "sigmoid", "tanh", "clamp", "floor", "round", "sum",
     "mean", "amax", "amin", "argmax", "index_select", "gather", "cumsum", "topk", "softmax", "log_softmax", "mm", "bmm", "matmul", "addmm",
     "baddbmm",

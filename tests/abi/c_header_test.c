@@ -63,7 +63,11 @@ int main(void) {
   if (XD_ABI_MINOR < 6) return 1;
   if (XD_OP_CONV2D != 54 || XD_OP_MAX_POOL2D != 55 || XD_OP_AVG_POOL2D != 56) return 1;
   if (XD_OP_CUMSUM != 57 || XD_OP_TOPK != 58) return 1;
-  if (XD_OP_COUNT_V1_6 != 59 || XD_OP_COUNT_LATEST != XD_OP_COUNT_V1_6) return 1;
+  if (XD_OP_COUNT_V1_6 != 59) return 1;
+  /* ABI 1.8 appended ne (59), ge (60) and le (61); 1.7 added no op. */
+  if (XD_ABI_MINOR < 8) return 1;
+  if (XD_OP_NE != 59 || XD_OP_GE != 60 || XD_OP_LE != 61) return 1;
+  if (XD_OP_COUNT_V1_8 != 62 || XD_OP_COUNT_LATEST != XD_OP_COUNT_V1_8) return 1;
   if (offsetof(xd_attrs_conv2d, groups) < offsetof(xd_attrs_conv2d, dilation)) return 1;
   if (sizeof(((xd_attrs_pool2d*)0)->kernel) != 2 * sizeof(int64_t)) return 1;
   if (offsetof(xd_attrs_pool2d, divisor_override) < offsetof(xd_attrs_pool2d, count_include_pad)) return 1;

@@ -594,6 +594,9 @@ def topk_cases():
 CASES = {
     "maximum": lambda: binary_cases("maximum", torch.maximum),
     "minimum": lambda: binary_cases("minimum", torch.minimum),
+    "ne": lambda: binary_cases("ne", torch.ne),
+    "ge": lambda: binary_cases("ge", torch.ge),
+    "le": lambda: binary_cases("le", torch.le),
     "clamp": clamp_cases,
     "floor": floor_cases,
     "round": round_cases,

@@ -193,6 +193,19 @@ TEST(BadDtype, AddOfMixedDtypes) {
   EXPECT_THROWS_EXACTLY(xd::DtypeError, xd::add(f32({2}), of({2}, Dtype::f64)), "add", "f32", "f64", ".to(");
 }
 
+TEST(BadDtype, OrderedComparisonsOfBoolAndMixedDtypes) {
+  // ne takes bool as eq does; ge and le, like lt and gt, do not order bools.
+  EXPECT_THROWS_EXACTLY(xd::DtypeError, xd::ge(of({2}, Dtype::boolean), of({2}, Dtype::boolean)), "ge", "bool",
+                        "f64, f32, f16, bf16, i8, u8, i32, i64");
+  EXPECT_THROWS_EXACTLY(xd::DtypeError, xd::le(of({2}, Dtype::boolean), of({2}, Dtype::boolean)), "le", "bool");
+  EXPECT_THROWS_EXACTLY(xd::DtypeError, xd::ne(f32({2}), of({2}, Dtype::i64)), "ne", "'self' is f32", "'other' is i64");
+}
+
+TEST(BadShape, ComparisonOperandsDoNotBroadcast) {
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, xd::ne(f32({2, 3}), f32({4, 3})), "ne", "[2, 3]", "[4, 3]", "broadcast");
+  EXPECT_THROWS_EXACTLY(xd::ShapeError, xd::le(f32({3}), f32({2})), "le", "[3]", "[2]");
+}
+
 TEST(BadDtype, ExpOfInt32) {
   EXPECT_THROWS_EXACTLY(xd::DtypeError, xd::exp(of({2}, Dtype::i32)), "exp", "i32", "f32");
 }

@@ -71,6 +71,9 @@ TEST(OpSchema, BinaryMetaBroadcastsAndComparisonsGiveBool) {
   expect_describes(XD_OP_ADD, run_meta(XD_OP_ADD, "add", {&a, &b}, AlphaAttrs{2.0}), {xd::add(a, b, 2.0)});
   expect_describes(XD_OP_MUL, run_meta(XD_OP_MUL, "mul", {&a, &b}, NoAttrs{}), {xd::mul(a, b)});
   expect_describes(XD_OP_GT, run_meta(XD_OP_GT, "gt", {&a, &b}, NoAttrs{}), {xd::gt(a, b)});
+  expect_describes(XD_OP_NE, run_meta(XD_OP_NE, "ne", {&a, &b}, NoAttrs{}), {xd::ne(a, b)});
+  expect_describes(XD_OP_GE, run_meta(XD_OP_GE, "ge", {&a, &b}, NoAttrs{}), {xd::ge(a, b)});
+  expect_describes(XD_OP_LE, run_meta(XD_OP_LE, "le", {&a, &b}, NoAttrs{}), {xd::le(a, b)});
   const MetaResult m = run_meta(XD_OP_EQ, "eq", {&a, &b}, NoAttrs{});
   EXPECT_EQ(m.outputs[0].dtype, Dtype::boolean);
   EXPECT_EQ(V(m.outputs[0].sizes, m.outputs[0].sizes + 3), (V{2, 4, 3}));

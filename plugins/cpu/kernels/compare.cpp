@@ -1,4 +1,4 @@
-// EQ, LT, GT (output bool, one byte 0/1) and WHERE (keyed on a's dtype; cond is bool).
+// EQ, LT, GT, NE, GE, LE (output bool, one byte 0/1) and WHERE (keyed on a's dtype; cond is bool).
 // Comparisons are exact in the compute type: f16/bf16 widen to float without loss, every
 // integer dtype fits int64. NaN compares unequal and unordered, as IEEE says.
 #include "kernels/common.hpp"
@@ -42,6 +42,12 @@ struct where_kernel {
 extern const plugin::kernel_def def_eq = typed_kernel<compare_kernel<std::equal_to<>>, dtypes::numeric_bool>(XD_OP_EQ, "eq");
 extern const plugin::kernel_def def_lt = typed_kernel<compare_kernel<std::less<>>, dtypes::numeric>(XD_OP_LT, "lt");
 extern const plugin::kernel_def def_gt = typed_kernel<compare_kernel<std::greater<>>, dtypes::numeric>(XD_OP_GT, "gt");
+extern const plugin::kernel_def def_ne =
+    typed_kernel<compare_kernel<std::not_equal_to<>>, dtypes::numeric_bool>(XD_OP_NE, "ne");
+extern const plugin::kernel_def def_ge =
+    typed_kernel<compare_kernel<std::greater_equal<>>, dtypes::numeric>(XD_OP_GE, "ge");
+extern const plugin::kernel_def def_le =
+    typed_kernel<compare_kernel<std::less_equal<>>, dtypes::numeric>(XD_OP_LE, "le");
 extern const plugin::kernel_def def_where = typed_kernel<where_kernel, dtypes::numeric_bool>(XD_OP_WHERE, "where");
 
 }  // namespace xd::cpu

@@ -12,7 +12,7 @@ namespace xd::cpu {
 
 extern const plugin::kernel_def def_fill, def_arange, def_rand, def_randn, def_copy;
 extern const plugin::kernel_def def_add, def_sub, def_mul, def_div, def_maximum, def_minimum;
-extern const plugin::kernel_def def_eq, def_lt, def_gt, def_where;
+extern const plugin::kernel_def def_eq, def_lt, def_gt, def_ne, def_ge, def_le, def_where;
 extern const plugin::kernel_def def_neg, def_abs, def_relu, def_exp, def_log, def_sqrt, def_rsqrt, def_gelu, def_silu,
     def_sigmoid, def_tanh, def_pow, def_clamp, def_floor, def_round;
 extern const plugin::kernel_def def_sum, def_mean, def_amax, def_amin, def_argmax;
@@ -62,6 +62,9 @@ const plugin::kernel_def* const kKernels[] = {
     &def_eq,
     &def_lt,
     &def_gt,
+    &def_ne,
+    &def_ge,
+    &def_le,
     &def_where,
     &def_neg,
     &def_abs,

@@ -249,9 +249,12 @@ XD_MAP1(xd_floor, xd_floor_op)
 XD_MAP1(xd_round, xd_round_op)
 XD_COMPARE(xd_lt, <)
 XD_COMPARE(xd_gt, >)
+XD_COMPARE(xd_ge, >=)
+XD_COMPARE(xd_le, <=)
 #endif
 #if XD_CLASS != 5
 XD_COMPARE(xd_eq, ==)
+XD_COMPARE(xd_ne, !=)
 #endif
 #if XD_FLOATING
 XD_MAP2(xd_div, xd_div_op)

@@ -229,6 +229,19 @@ TEST(Compare, KnownValuesWithNanAreFalse) {
   }
 }
 
+TEST(Compare, NeIsTrueAndGeLeFalseBesideNanWhileSignedZerosAreEqual) {
+  for (Dtype d : float_dtypes()) {
+    SCOPED_TRACE(trace(d));
+    const xd::Tensor a = make({1, 2, kNaN, 3, kNaN, -kInf, -0.0}, {7}, d);
+    const xd::Tensor b = make({1, 3, kNaN, 2, 0, -kInf, 0.0}, {7}, d);
+    const xd::Tensor n = xd::ne(a, b);
+    EXPECT_EQ(n.dtype(), Dtype::boolean);
+    EXPECT_TRUE(all_equal(read(n), {0, 1, 1, 1, 1, 0, 0}));
+    EXPECT_TRUE(all_equal(read(xd::ge(a, b)), {1, 0, 0, 1, 0, 1, 1}));
+    EXPECT_TRUE(all_equal(read(xd::le(a, b)), {1, 1, 0, 0, 0, 1, 1}));
+  }
+}
+
 TEST(Compare, EveryNumericDtypeWithBroadcastMatchesReference) {
   uint32_t seed = 700;
   for (Dtype d : numeric_dtypes()) {
@@ -240,6 +253,12 @@ TEST(Compare, EveryNumericDtypeWithBroadcastMatchesReference) {
     EXPECT_TRUE(all_equal(read(xd::eq(ta, tb)), binary_ref(a, as, b, bs, [](double x, double y) { return x == y ? 1.0 : 0.0; })));
     EXPECT_TRUE(all_equal(read(xd::lt(ta, tb)), binary_ref(a, as, b, bs, [](double x, double y) { return x < y ? 1.0 : 0.0; })));
     EXPECT_TRUE(all_equal(read(xd::gt(ta, tb)), binary_ref(a, as, b, bs, [](double x, double y) { return x > y ? 1.0 : 0.0; })));
+    EXPECT_TRUE(all_equal(read(xd::ne(ta, tb)),
+                          binary_ref(a, as, b, bs, [](double x, double y) { return x != y ? 1.0 : 0.0; })));
+    EXPECT_TRUE(all_equal(read(xd::ge(ta, tb)),
+                          binary_ref(a, as, b, bs, [](double x, double y) { return x >= y ? 1.0 : 0.0; })));
+    EXPECT_TRUE(all_equal(read(xd::le(ta, tb)),
+                          binary_ref(a, as, b, bs, [](double x, double y) { return x <= y ? 1.0 : 0.0; })));
   }
 }
 

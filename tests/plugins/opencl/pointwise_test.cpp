@@ -111,7 +111,10 @@ std::vector<BinaryCase> binary_ops(Dtype d) {
                                  {"mul", [](const Tensor& a, const Tensor& b) { return xd::mul(a, b); }},
                                  {"eq", [](const Tensor& a, const Tensor& b) { return xd::eq(a, b); }},
                                  {"lt", [](const Tensor& a, const Tensor& b) { return xd::lt(a, b); }},
-                                 {"gt", [](const Tensor& a, const Tensor& b) { return xd::gt(a, b); }}};
+                                 {"gt", [](const Tensor& a, const Tensor& b) { return xd::gt(a, b); }},
+                                 {"ne", [](const Tensor& a, const Tensor& b) { return xd::ne(a, b); }},
+                                 {"ge", [](const Tensor& a, const Tensor& b) { return xd::ge(a, b); }},
+                                 {"le", [](const Tensor& a, const Tensor& b) { return xd::le(a, b); }}};
   if (xd::is_floating(d)) {
     ops.push_back({"div", [](const Tensor& a, const Tensor& b) { return xd::div(a, b); }});
     ops.push_back({"add alpha 0.5", [](const Tensor& a, const Tensor& b) { return xd::add(a, b, 0.5); }});

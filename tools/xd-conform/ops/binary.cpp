@@ -36,8 +36,11 @@ const BroadcastOp broadcast_ops[] = {
     {"minimum", [](const OpCall& c) { return minimum(c.input(0), c.input(1)); }},
     {"where", [](const OpCall& c) { return where(c.input(0), c.input(1), c.input(2)); }, Operands::full, false, true},
     {"eq", [](const OpCall& c) { return eq(c.input(0), c.input(1)); }, Operands::narrow},
+    {"ne", [](const OpCall& c) { return ne(c.input(0), c.input(1)); }, Operands::narrow},
     {"lt", [](const OpCall& c) { return lt(c.input(0), c.input(1)); }, Operands::narrow},
     {"gt", [](const OpCall& c) { return gt(c.input(0), c.input(1)); }, Operands::narrow},
+    {"ge", [](const OpCall& c) { return ge(c.input(0), c.input(1)); }, Operands::narrow},
+    {"le", [](const OpCall& c) { return le(c.input(0), c.input(1)); }, Operands::narrow},
 };
 
 void draw_operand(const BroadcastOp& op, InputSpec& in, bool other) {
