@@ -147,6 +147,26 @@ TEST(Compile, CastsBroadcastsAndNonContiguousInputsAgreeWithEager) {
   EXPECT_TRUE(close(ints(ia, ib), xd::sub(xd::mul(ia, ib), ia, 3.0), 0));  // wraps as int8 does
 }
 
+TEST(Compile, NeGeLeFuseAndKeepIeeesAnswersForNanAndSignedZero) {
+  const auto fn = [](const Tensor& a, const Tensor& b) {
+    const Tensor zero = xd::full({}, 0.0, a.dtype(), a.device());
+    return xd::where(xd::ne(a, b), xd::where(xd::ge(a, b), a, zero), xd::where(xd::le(a, b), b, zero));
+  };
+  auto f = xd::compile(fn);
+  const double nan = std::nan("");
+  const std::vector<double> av = {nan, 1.0, nan, -0.0, 2.0, 3.0, -1.0, 5.0};
+  const std::vector<double> bv = {nan, nan, 1.0, 0.0, 2.0, 1.0, 4.0, -5.0};
+  for (Dtype d : {Dtype::f32, Dtype::bf16, Dtype::i32}) {
+    SCOPED_TRACE(xd::dtype_name(d));
+    const Tensor a = xd::tensor(av, {8}).to(d), b = xd::tensor(bv, {8}).to(d);
+    f(a, b);  // traced
+    EXPECT_TRUE(close(f(a, b), fn(a, b), 0));
+  }
+  const xd::CompileStats s = f.stats();
+  EXPECT_EQ(s.graph_calls, 3);
+  EXPECT_EQ(s.eager_nodes, 0);
+}
+
 TEST(Compile, AnotherShapeOrDtypeTracesAgain) {
   auto f = xd::compile(chain6);
   const Tensor a = xd::randn({4, 5}), b = xd::randn({6, 7}), c = xd::randn({6, 7}).to(Dtype::bf16);
