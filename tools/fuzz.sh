@@ -27,7 +27,7 @@ XD_PRESET=fuzz
 xd_install_packages
 xd_build
 build="$XD_ROOT/build/fuzz"
-export ASAN_OPTIONS="${ASAN_OPTIONS:-use_sigaltstack=0}" UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+export ASAN_OPTIONS="${ASAN_OPTIONS:-use_sigaltstack=0:intercept_tls_get_addr=0}" UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 export XD_LOG="${XD_LOG:-error}" ASAN_SYMBOLIZER_PATH="${ASAN_SYMBOLIZER_PATH:-/usr/bin/llvm-symbolizer}"
 status=0 asan_options="$ASAN_OPTIONS"
 for name in "${names[@]}"; do
