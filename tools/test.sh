@@ -11,10 +11,10 @@ xd_build
 cd "$XD_ROOT"
 retry=()
 # Under ASan, LeakSanitizer's stop-the-world tracer used to die ("Tracer caught signal 11") at exit
-# of a process that had passed, depending on allocation order (PoCL's cache state, a plugin's size):
-# g++ 12's runtime misreading a dlopened module's TLS bounds, switched off by the preset's
-# intercept_tls_get_addr=0 (docs/reliability.md). One retry stays as a guard against an exit-time
-# crash not yet understood; a real ASan/UBSan/LSan finding is deterministic and fails it too.
+# of a process that had passed, depending on allocation order (PoCL's cache state, a plugin's size).
+# The cause found: g++ 12's runtime misreading a dlopened module's TLS bounds, switched off by the
+# preset's intercept_tls_get_addr=0 (docs/reliability.md). One retry stays in case an earlier crash
+# had another cause; a real ASan/UBSan/LSan finding is deterministic and fails it too.
 # PoCL's kernel cache is the checkout's own (POCL_CACHE_DIR=build/pocl-cache, set by every test
 # preset), so a run does not depend on what earlier checkouts left in ~/.cache/pocl.
 [[ "$XD_PRESET" == asan ]] && retry=(--repeat until-pass:2)
