@@ -118,6 +118,19 @@ def test_operators_match_torch():
     assert_close(y, a + a)
 
 
+def test_equality_with_none_or_another_type_is_identity_as_in_torch():
+    x = xd.ones(3)
+    assert (x == None) is False and (None == x) is False  # noqa: E711
+    assert (x != None) is True and (None != x) is True  # noqa: E711
+    assert (x == "a") is False and (x != "a") is True
+    assert x in [None, x] and None not in [x]
+    # Ordering and arithmetic with another type stay TypeErrors, naming the type.
+    with pytest.raises(TypeError, match="expected an xdispatch.Tensor or a Python number, got NoneType"):
+        x < None  # noqa: B015
+    with pytest.raises(TypeError, match="got str"):
+        x + "a"
+
+
 @pytest.mark.parametrize("device", DEVICES)
 def test_comparisons_follow_ieee_for_nan_and_signed_zero(device):
     a = torch.tensor([float("nan"), 1.0, float("nan"), -0.0, float("inf"), -float("inf"), 2.0])
