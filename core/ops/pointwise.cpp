@@ -124,8 +124,7 @@ MetaResult meta_binary(const MetaArgs& m) {
     r.kernel_attrs.scalar = alpha_attr(name, *m.inputs[0], attrs_of<AlphaAttrs>(m).alpha);
     r.has_kernel_attrs = true;
   }
-  const bool compare = m.op == XD_OP_EQ || m.op == XD_OP_LT || m.op == XD_OP_GT || m.op == XD_OP_NE ||
-                       m.op == XD_OP_GE || m.op == XD_OP_LE;
+  const bool compare = op_schema(m.op).kind == OpKind::compare;  // the schema table says which ops compare
   r.device = &ia.device_record();
   r.key = ia.dtype;
   // Broadcast in place in the output's sizes: this is every small op's path, kept free of copies.

@@ -38,13 +38,15 @@ std::vector<int64_t> int_args(const py::args& args, const char* what) {
   return int_list(static_cast<py::handle>(args), what);
 }
 
-bool is_tensor_or_number(py::handle h) {
-  return py::isinstance<xd::Tensor>(h) || PyBool_Check(h.ptr()) || PyLong_Check(h.ptr()) || PyFloat_Check(h.ptr());
-}
+namespace {
+bool is_number(py::handle h) { return PyBool_Check(h.ptr()) || PyLong_Check(h.ptr()) || PyFloat_Check(h.ptr()); }
+}  // namespace
+
+bool is_tensor_or_number(py::handle h) { return py::isinstance<xd::Tensor>(h) || is_number(h); }
 
 xd::Tensor tensor_or_scalar(py::handle h, const xd::Tensor& like) {
   if (py::isinstance<xd::Tensor>(h)) return h.cast<xd::Tensor>();
-  if (is_tensor_or_number(h)) return xd::full({}, h.cast<double>(), like.dtype(), like.device());
+  if (is_number(h)) return xd::full({}, h.cast<double>(), like.dtype(), like.device());
   throw py::type_error("expected an xdispatch.Tensor or a Python number, got " +
                        std::string(py::str(h.get_type().attr("__name__"))));
 }

@@ -32,7 +32,8 @@ std::vector<int64_t> int_list(py::handle h, const char* what);
 // A 0-d tensor of `like`'s dtype and device holding a Python number, or `h` itself when it is a
 // tensor: what lets t + 1.0 and add(t, 2) work. There is no type promotion (include/xd/ops.hpp).
 xd::Tensor tensor_or_scalar(py::handle h, const xd::Tensor& like);
-// Whether tensor_or_scalar takes `h` (== and != answer NotImplemented for anything else).
+// Whether tensor_or_scalar takes `h` (a tensor, bool, int or float); == and != answer
+// NotImplemented for anything else.
 bool is_tensor_or_number(py::handle h);
 
 // The numpy-like dtype name of each Dtype as PyTorch spells it (float32, bfloat16, bool, ...).

@@ -225,43 +225,36 @@ void bind_tensor(py::module_& m) {
       });
 
   // Operators: a Python number on either side becomes a 0-d tensor of the other's dtype; another
-  // type raises tensor_or_scalar's TypeError, naming it.
-  auto binary = [&cls](const char* name, const char* rname, Tensor (*f)(const Tensor&, const Tensor&)) {
-    cls.def(name, [f](const Tensor& a, py::handle b) {
-      Tensor bt = tensor_or_scalar(b, a);
-      py::gil_scoped_release nogil;
-      return f(a, bt);
-    });
-    if (rname != nullptr)
-      cls.def(rname, [f](const Tensor& a, py::handle b) {
+  // type raises tensor_or_scalar's TypeError, naming it. == and != (`others_not_implemented`)
+  // answer NotImplemented instead, as Python's protocol asks: the other operand's method gets its
+  // turn, then Python compares identity, so t == None is False and t != None True, as torch's (and
+  // `t in [None, ...]` works).
+  auto binary = [&cls](const char* name, const char* rname, Tensor (*f)(const Tensor&, const Tensor&),
+                       bool others_not_implemented = false) {
+    const auto method = [f, others_not_implemented](bool reflected) {
+      return [f, others_not_implemented, reflected](const Tensor& a, py::handle b) -> py::object {
+        if (others_not_implemented && !is_tensor_or_number(b))
+          return py::reinterpret_borrow<py::object>(Py_NotImplemented);
         Tensor bt = tensor_or_scalar(b, a);
-        py::gil_scoped_release nogil;
-        return f(bt, a);
-      });
-  };
-  // == and != with anything but a tensor or a number answer NotImplemented, as Python's protocol
-  // asks: the other operand's method gets its turn, then Python compares identity, so t == None
-  // is False and t != None True, as torch's (and `t in [None, ...]` works).
-  auto equality = [&cls](const char* name, Tensor (*f)(const Tensor&, const Tensor&)) {
-    cls.def(name, [f](const Tensor& a, py::handle b) -> py::object {
-      if (!is_tensor_or_number(b)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
-      Tensor bt = tensor_or_scalar(b, a);
-      Tensor out;
-      {
-        py::gil_scoped_release nogil;
-        out = f(a, bt);
-      }
-      return py::cast(std::move(out));
-    });
+        Tensor out;
+        {
+          py::gil_scoped_release nogil;
+          out = reflected ? f(bt, a) : f(a, bt);
+        }
+        return py::cast(std::move(out));
+      };
+    };
+    cls.def(name, method(false));
+    if (rname != nullptr) cls.def(rname, method(true));
   };
   binary("__add__", "__radd__", [](const Tensor& a, const Tensor& b) { return xd::add(a, b); });
   binary("__sub__", "__rsub__", [](const Tensor& a, const Tensor& b) { return xd::sub(a, b); });
   binary("__mul__", "__rmul__", &xd::mul);
   binary("__truediv__", "__rtruediv__", &xd::div);
-  equality("__eq__", &xd::eq);
+  binary("__eq__", nullptr, &xd::eq, true);
   binary("__lt__", nullptr, &xd::lt);
   binary("__gt__", nullptr, &xd::gt);
-  equality("__ne__", &xd::ne);
+  binary("__ne__", nullptr, &xd::ne, true);
   binary("__ge__", nullptr, &xd::ge);
   binary("__le__", nullptr, &xd::le);
   // In place: the result is computed, then copied into the tensor's own memory (views see it).
