@@ -113,7 +113,7 @@ constexpr entry kList[] = {
     kernel(XD_OP_ADDMM, "addmm", kFloat, "matmul", run_matmul, kMatmulEntries),
     kernel(XD_OP_BMM, "bmm", kFloat, "matmul", run_matmul, kMatmulEntries),
     kernel(XD_OP_BADDBMM, "baddbmm", kFloat, "matmul", run_matmul, kMatmulEntries),
-    // The NVIDIA kernels (xd_gemm_mma_*, xd_gemm_async_* of matmul_mma.cl, xd_int_mm_mma_nt of
+    // The NVIDIA kernels (xd_gemm_mma_*, xd_gemm_async_* of matmul_mma.cl and matmul_mma_stream.cl, xd_int_mm_mma_nt of
     // quant_mm_mma.cl, xd_int4_mma_* of int4_mma.cl) exist only in NVIDIA builds of the OpenCL
     // programs (-DXD_NV_MMA), so they are not listed among the entry points every module has.
     kernel(XD_OP_WEIGHT_INT4_MM, "weight_int4_mm", DtypeSet{XD_DTYPE_F32, XD_DTYPE_F16, XD_DTYPE_BF16}, "int4",
@@ -219,10 +219,11 @@ bool parse_module_tag(const std::string& tag, int32_t& dtype, int32_t& wtype) {
 bool module_needs_fp64(int32_t dtype, int32_t wtype) { return dtype == XD_DTYPE_F64 || wtype == XD_DTYPE_F64; }
 
 std::vector<std::string> program_sources(const std::string& source) {
-  // int4_mma.cl, mma_common.cl, matmul_mma.cl, quant_mm_mma.cl and attention_mma.cl: empty without XD_NV_MMA (and
-  // for dtypes they do not serve); wgmma_common.cl, matmul_wgmma.cl and quant_mm_wgmma.cl without XD_NV_WGMMA
+  // int4_mma.cl, mma_common.cl, matmul_mma[_stream].cl, quant_mm_mma.cl and attention_mma.cl: empty without XD_NV_MMA
+  // (and for dtypes they do not serve); wgmma_common.cl, matmul_wgmma.cl and quant_mm_wgmma.cl without XD_NV_WGMMA
   if (source == "int4") return {"common", "int4", "int4_mma"};
-  if (source == "matmul") return {"common", "matmul", "mma_common", "matmul_mma", "wgmma_common", "matmul_wgmma"};
+  if (source == "matmul")
+    return {"common", "matmul", "mma_common", "matmul_mma", "matmul_mma_stream", "wgmma_common", "matmul_wgmma"};
   if (source == "quant_mm")
     return {"common", "quant_mm", "mma_common", "quant_mm_mma", "wgmma_common", "quant_mm_wgmma"};
   if (source == "attention") return {"common", "attention", "mma_common", "attention_mma"};

@@ -97,16 +97,14 @@ nv_kernel nv_kernel_for(const gemm_args& g, bool mma, bool async_f32) {
   const bool nn = g.b_n == 1 && whole(g.b_k) && whole(g.n);
   if (!nn && !(g.b_k == 1 && whole(g.b_n))) return {};
   if (!skinny) return {nn ? "xd_gemm_mma_nn" : "xd_gemm_mma_nt", 128, 128, false, nn};
-  // Wide B: more columns per work-group, so that A (read once per work-group) costs less per byte
-  // of B; narrower B keeps 32 for the work-groups' number. The tensor-core form then takes 128
-  // columns with four warps of two stages (36 KiB), the f32 form 64 with four warps (its stages of
-  // 64 columns fill 40 KiB). Measured: docs/performance.md, "The matmul goals on an H200; decode
-  // shapes split along k".
+  // The tensor-core gemv loads B straight into its mma fragments: 64 columns a warp, 4 warps a
+  // work-group. The f32 form copies B through local memory; for wide B it takes 64 columns with
+  // four warps (its stages of 64 columns fill 40 KiB), so that A (read once per work-group) costs
+  // less per byte of B, and 32 with eight warps otherwise, for the work-groups' number. Measured:
+  // docs/performance.md, "The matmul goals on an H200; decode shapes split along k" and "B straight
+  // into the fragments".
+  if (mma) return {nn ? "xd_gemm_mma_stream_nn" : "xd_gemm_mma_stream_nt", 256, 128, true};
   const bool wide = g.n >= 8192;
-  if (mma)
-    return {wide ? (nn ? "xd_gemm_mma_skinny128_nn" : "xd_gemm_mma_skinny128_nt")
-                 : (nn ? "xd_gemm_mma_skinny_nn" : "xd_gemm_mma_skinny_nt"),
-            wide ? 128 : 32, wide ? 128 : 256, true};
   return {wide ? (nn ? "xd_gemm_async_skinny64_nn" : "xd_gemm_async_skinny64_nt")
                : (nn ? "xd_gemm_async_skinny_nn" : "xd_gemm_async_skinny_nt"),
           wide ? 64 : 32, wide ? 128 : 256, true};

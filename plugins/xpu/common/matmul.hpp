@@ -62,7 +62,7 @@ struct gemm_plan {
   // The packed form on Hopper's wgmma (xd_gemm_wgmma_packed, one kernel for both B layouts), whose
   // operands xd_gemm_pack_wgmma packs along k, B's from either layout (same counts as pack_of).
   bool wgmma = false;
-  // xd_gemm_mma_skinny* / xd_gemm_async_skinny* (NVIDIA's gemvs, `nv_skinny`): k is split over
+  // xd_gemm_mma_stream_* / xd_gemm_async_skinny* (NVIDIA's gemvs, `nv_skinny`): k is split over
   // `splits` work-groups along dimension 1 of each launch, whose f32 sums (16 rows x n for each
   // split and batch of a launch, skinny_part_floats) xd_gemm_skinny_reduce adds in split order;
   // 1: no split, no second launch.
@@ -93,7 +93,7 @@ std::optional<plugin::scratch> packed_workspace(const xd_kernel_call* c, int64_t
 // elements and the dense extents (k; n for nn) too.
 // `async_f32`: the device builds matmul_mma.cl's f32 kernels and the dtype is f32; then 2 <= m <= 16
 // with the same alignment in chunks of 4 floats takes xd_gemm_async_skinny_nn / _nt (with mma,
-// m in 2..16 takes xd_gemm_mma_skinny[128]_nn / _nt).
+// m in 2..16 takes xd_gemm_mma_stream_nn / _nt).
 // `packed`: where the tensor-core kernels are taken and m, n >= kPackedMin, their packed form
 // (xd_gemm_mma_packed_nn / _nt) instead: the device's stages are filled by bulk copies (Hopper);
 // with `wgmma` as well, xd_gemm_wgmma_packed (the same tiles and stages on wgmma).

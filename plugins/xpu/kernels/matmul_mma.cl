@@ -72,9 +72,10 @@ inline float4 xd_mmk_mma(float4 c, const uint* a, uint b0, uint b1) {
 // ---------------------------------------------------------------- the gemvs' split of k
 // A decode shape has few work-groups (one per BN columns), too few to keep enough bytes in flight
 // on a large GPU, so the host may split k over the launch's dimension 1 (xpu::plan_gemm):
-// work-group z of get_num_groups(1) takes the k16 steps [z * per, (z + 1) * per) and writes its
-// 16 x BN f32 sums to the workspace `part`, which xd_gemm_skinny_reduce then adds in z order and
-// stores. Unsplit (one group along dimension 1), the sums are stored directly.
+// work-group z of get_num_groups(1) takes the steps [z * per, (z + 1) * per) (of 16 k in
+// xd_gemm_async_skinny*, of 32 in matmul_mma_stream.cl) and writes its 16 x BN f32 sums to the
+// workspace `part`, which xd_gemm_skinny_reduce then adds in z order and stores. Unsplit (one
+// group along dimension 1), the sums are stored directly.
 inline void xd_skinny_steps(long steps, long* first, long* count) {
   const long splits = (long)get_num_groups(1), z = (long)get_group_id(1);
   const long per = (steps + splits - 1) / splits;
@@ -88,7 +89,7 @@ inline long xd_skinny_part_at(const xd_gemm G, long part0, long splits, long bl,
   return part0 + ((bl * splits + z) * 16 + row) * G.n + col;
 }
 
-// The gemvs' last step (xd_gemm_mma_skinny*, xd_gemm_async_skinny*): the W warps' 16 x BN partial
+// xd_gemm_async_skinny*'s last step: the W warps' 16 x BN partial
 // sums, warp w's (row, col) at red[(w * 16 + row) * BN + col], added in warp order, then stored
 // (unsplit) or kept in `part` for xd_gemm_skinny_reduce.
 inline void xd_skinny_partials_store(__global T* c, __global const T* in, const xd_gemm G, long bt, long n0,
@@ -357,150 +358,13 @@ __kernel __attribute__((reqd_work_group_size(XD_MMK_PCHUNKS, 1, 1))) void xd_gem
   dst[dst0 + image * XD_MMK_PCHUNKS + at] = v;
 }
 
-// ---------------------------------------------------------------- decode shapes (M <= 16)
-// xd_gemm_mma_skinny_nn / _nt: at most 16 rows of A (one m16 tile, rows past M zero-filled)
-// against BN columns of B per work-group of W warps. B is streamed once, so the kernel is bound by
-// its bytes; to keep enough of them in flight each warp runs its own copy pipeline, with no
-// work-group barrier: warp w takes the k16 steps first + w, first + w + W, ... of its split (all of
-// k unsplit; see xd_skinny_steps) in order, S steps in flight (A 512 bytes + B 32 BN bytes each),
-// made visible to its lanes by cp.async.wait_group and bar.warp.sync, then ldmatrix and BN / 8
-// mma.m16n8k16. The W warps' 16 x BN partial sums meet in local memory and are added in warp
-// order, then stored with xd_gemm_store (alpha, beta, input, one rounding) or kept for
-// xd_gemm_skinny_reduce. Local memory rows are not swizzled: the kernel waits on memory, not on its
-// ldmatrix.
-//   _skinny:    BN = 32, S = 4, W = 8 (48 KiB; more work-groups: narrow B)
-//   _skinny128: BN = 128, S = 2, W = 4 (36 KiB; A, copied with every step, costs a quarter as much
-//               per byte of B as at 32 columns)
-
-// The copies of step kt (k0 = 16 kt) for lane `lane` into the stage at byte address `st`: A's 16
-// rows of 2 chunks (one a lane), then B: rows n of 2 chunks along k (NT), or rows k of BN / 8
-// chunks along n.
-inline void xd_mms_issue(__global const T* a, __global const T* b, const xd_gemm G, long abase, long bbase, long n0,
-                         long kt, int lane, uint st, const int NT, const int BN) {
-  const long k0 = kt * 16;
-  {
-    const int r = lane >> 1, c = lane & 1;
-    const int in = r < G.m && k0 + c * 8 < G.k;
-    xd_mmk_copy16(st + (uint)lane * 16u, in ? a + abase + r * G.a_m + k0 + c * 8 : a, in ? 16u : 0u);
-  }
-#pragma unroll
-  for (int i = 0; i < BN / 16; ++i) {
-    const int q = lane + 32 * i;
-    int in;
-    __global const T* src;
-    if (NT) {
-      const int n = q >> 1, c = q & 1;
-      in = n0 + n < G.n && k0 + c * 8 < G.k;
-      src = b + bbase + (n0 + n) * G.b_n + k0 + c * 8;
-    } else {
-      const int kr = q / (BN / 8), c = q % (BN / 8);
-      in = k0 + kr < G.k && n0 + c * 8 < G.n;
-      src = b + bbase + (k0 + kr) * G.b_k + n0 + c * 8;
-    }
-    xd_mmk_copy16(st + 512u + (uint)q * 16u, in ? src : b, in ? 16u : 0u);
-  }
-}
-
-inline void xd_gemm_mma_skinny(__global T* c, __global const T* a, __global const T* b, __global const T* in,
-                               const xd_gemm G, long batch0, __global float* part, long part0, __local uint4* sm,
-                               const int NT, const int BN, const int S, const int W) {
-  const int tid = (int)get_local_id(0), lane = tid & 31, warp = tid >> 5;
-  const long n0 = (long)get_group_id(0) * BN;
-  const long bt = batch0 + (long)get_group_id(2);
-  const long abase = G.a_off + bt * G.a_b, bbase = G.b_off + bt * G.b_b;
-  long first, steps;  // this split's k16 steps
-  xd_skinny_steps((G.k + 15) / 16, &first, &steps);
-  // This warp's steps: first + warp, first + warp + W, ...
-  const long mine = steps > warp ? (steps - warp + W - 1) / W : 0;
-  const uint stage = (uint)(512 + 32 * BN);  // bytes
-  const uint base = xd_mmk_shared(sm) + (uint)warp * (uint)S * stage;
-
-  // ldmatrix addresses within a stage (bytes): A's 16 rows of 2 chunks; B's column pairs p.
-  const uint la = (uint)((lane & 15) * 2 + (lane >> 4)) * 16u;
-  uint lb[8];  // BN / 16 used (BN <= 128)
-#pragma unroll
-  for (int p = 0; p < BN / 16; ++p) {
-    if (NT)
-      lb[p] = 512u + (uint)((p * 16 + (lane & 7) + ((lane >> 4) << 3)) * 2 + ((lane >> 3) & 1)) * 16u;
-    else
-      lb[p] = 512u + (uint)((lane & 15) * (BN / 8) + p * 2 + (lane >> 4)) * 16u;
-  }
-
-  float4 acc[16];  // BN / 8 used (BN <= 128)
-#pragma unroll
-  for (int j = 0; j < BN / 8; ++j) acc[j] = (float4)(0.0f);
-
-#pragma unroll
-  for (int s = 0; s < S - 1; ++s) {
-    if (s < mine)
-      xd_mms_issue(a, b, G, abase, bbase, n0, first + warp + (long)s * W, lane, base + (uint)s * stage, NT, BN);
-    xd_mmk_commit();
-  }
-  for (long j = 0; j < mine; ++j) {
-    // Every copy group complete but the newest S - 2: step j is complete.
-    if (S == 4)
-      XD_ASM volatile("cp.async.wait_group 2;" : : : "memory");
-    else if (S == 3)
-      XD_ASM volatile("cp.async.wait_group 1;" : : : "memory");
-    else
-      XD_ASM volatile("cp.async.wait_group 0;" : : : "memory");
-    xd_warp_sync();  // step j is in every lane's view; the stage of step j - 1 is free
-    const long next = j + S - 1;
-    if (next < mine)
-      xd_mms_issue(a, b, G, abase, bbase, n0, first + warp + next * W, lane,
-                   base + (uint)(next % S) * stage, NT, BN);
-    xd_mmk_commit();
-    const uint st = base + (uint)(j % S) * stage;
-    uint af[4];
-    xd_mmk_ldsm(af, st + la);
-#pragma unroll
-    for (int p = 0; p < BN / 16; ++p) {
-      uint r[4];
-      if (NT)
-        xd_mmk_ldsm(r, st + lb[p]);
-      else
-        xd_mmk_ldsm_t(r, st + lb[p]);
-      acc[2 * p] = xd_mmk_mma(acc[2 * p], af, r[0], r[1]);
-      acc[2 * p + 1] = xd_mmk_mma(acc[2 * p + 1], af, r[2], r[3]);
-    }
-  }
-  XD_ASM volatile("cp.async.wait_group 0;" : : : "memory");
-  barrier(CLK_LOCAL_MEM_FENCE);  // every warp is done with its stages: they hold the partials now
-
-  // Partial (row, col) of warp w at red[(w * 16 + row) * BN + col]; lane (g, t) holds rows g and
-  // g + 8, columns 8 j + 2 t and 8 j + 2 t + 1 of tile j.
-  __local float* red = (__local float*)sm;
-  const int g = lane >> 2, t = lane & 3;
-#pragma unroll
-  for (int j = 0; j < BN / 8; ++j) {
-    __local float* w0 = red + (warp * 16 + g) * BN + j * 8 + 2 * t;
-    w0[0] = acc[j].s0;
-    w0[1] = acc[j].s1;
-    w0[8 * BN] = acc[j].s2;
-    w0[8 * BN + 1] = acc[j].s3;
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
-  xd_skinny_partials_store(c, in, G, bt, n0, red, BN, W, part, part0);
-}
-
-#define XD_GEMM_MMA_SKINNY(NAME, NT, BN, S, W)                                                                      \
-  __kernel __attribute__((reqd_work_group_size(32 * W, 1, 1))) void NAME(                                          \
-      __global T* c, __global const T* a, __global const T* b, __global const T* in, const xd_gemm G, long batch0, \
-      __global float* part, long part0) {                                                                          \
-    __local uint4 sm[W * S * (32 + 2 * BN)];                                                                       \
-    xd_gemm_mma_skinny(c, a, b, in, G, batch0, part, part0, sm, NT, BN, S, W);                                     \
-  }
-XD_GEMM_MMA_SKINNY(xd_gemm_mma_skinny_nn, 0, 32, 4, 8)
-XD_GEMM_MMA_SKINNY(xd_gemm_mma_skinny_nt, 1, 32, 4, 8)
-XD_GEMM_MMA_SKINNY(xd_gemm_mma_skinny128_nn, 0, 128, 2, 4)
-XD_GEMM_MMA_SKINNY(xd_gemm_mma_skinny128_nt, 1, 128, 2, 4)
-
 #endif  // XD_MMK != 3
 
 #if XD_MMK == 3
 // ---------------------------------------------------------------- f32 decode shapes (2 <= M <= 16)
-// xd_gemm_async_skinny[64]_nn / _nt: the pipeline of xd_gemm_mma_skinny_* with the products on the
-// CUDA cores (f32 has no tensor-core form with f32's rounding). BN columns per work-group of W warps
+// xd_gemm_async_skinny[64]_nn / _nt: B streamed once through local memory, each warp running its
+// own cp.async pipeline with no work-group barrier, the products on the CUDA cores (f32 has no
+// tensor-core form with f32's rounding). BN columns per work-group of W warps
 // (_skinny: 32 and 8; _skinny64: 64 and 4, for wide B, where A, copied with every step, then costs
 // half as much per byte of B), lane l owning columns n0 + l + 32 h for all 16 rows; warp w takes the
 // k16 steps first + w, first + w + W, ... of its split (xd_skinny_steps), two in flight (A 16 x 16

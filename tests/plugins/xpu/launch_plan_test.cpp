@@ -105,7 +105,7 @@ TEST(XpuPlanGemm, PackedTensorCoreKernelsTakeMAndNOf1024AndMoreWhereTheDeviceHas
   EXPECT_EQ(packed_entry(g), "xd_gemm_mma_nt");
   EXPECT_FALSE(xd::xpu::plan_gemm(g, 256, 65535, true, false, true).packed);
   // Decode shapes, unaligned operands and devices without the tensor-core kernels: never packed.
-  EXPECT_EQ(packed_entry(dense_gemm(16, 16384, 16384)), "xd_gemm_mma_skinny128_nn");
+  EXPECT_EQ(packed_entry(dense_gemm(16, 16384, 16384)), "xd_gemm_mma_stream_nn");
   g = dense_gemm(4096, 4096, 4096);
   g.a_off = 4;
   EXPECT_EQ(packed_entry(g), "xd_gemm_big_dense");
@@ -131,7 +131,7 @@ TEST(XpuPlanGemm, TheWgmmaKernelTakesThePackedCallsOfBothBLayoutsWhereTheDeviceH
   // Where the packed kernels are not taken, neither is it; without it, the mma.sync packed ones.
   EXPECT_EQ(std::string(plan(dense_gemm(1016, 4096, 4096), true).entry), "xd_gemm_mma_nn");
   EXPECT_FALSE(plan(dense_gemm(1016, 4096, 4096), true).wgmma);
-  EXPECT_EQ(std::string(plan(dense_gemm(16, 16384, 16384), true).entry), "xd_gemm_mma_skinny128_nn");
+  EXPECT_EQ(std::string(plan(dense_gemm(16, 16384, 16384), true).entry), "xd_gemm_mma_stream_nn");
   EXPECT_FALSE(xd::xpu::plan_gemm(dense_gemm(4096, 4096, 4096), 256, 65535, true, false, false, true).wgmma);
   EXPECT_STREQ(plan(dense_gemm(4096, 4096, 4096), false).entry, "xd_gemm_mma_packed_nn");
   EXPECT_FALSE(plan(dense_gemm(4096, 4096, 4096), false).wgmma);
@@ -167,21 +167,19 @@ TEST(XpuPlanGemm, TensorCoreKernelsDeclineSkinnyUnalignedOrTransposedOperands) {
 }
 
 TEST(XpuPlanGemm, DecodeShapesOfTwoToSixteenRowsTakeTheTensorCoreGemvWhereAligned) {
-  EXPECT_EQ(mma_entry(dense_gemm(2, 16, 16)), "xd_gemm_mma_skinny_nn");  // the smallest shape it takes
+  EXPECT_EQ(mma_entry(dense_gemm(2, 16, 16)), "xd_gemm_mma_stream_nn");  // the smallest shape it takes
   gemm_args g = dense_gemm(5, 4096, 11008);
   g.b_k = 1, g.b_n = 11008;  // B stored n x k (x @ w.t())
-  EXPECT_EQ(mma_entry(g), "xd_gemm_mma_skinny_nt");
+  EXPECT_EQ(mma_entry(g), "xd_gemm_mma_stream_nt");
   xd::xpu::gemm_plan p = xd::xpu::plan_gemm(g, 256, 65535, true);
-  EXPECT_EQ(p.local[0], 256);  // eight warps
+  EXPECT_EQ(p.local[0], 128);  // four warps of 64 columns each
   ASSERT_EQ(p.launches.size(), 1u);
-  EXPECT_EQ(p.launches[0].groups[0], 128);  // ceil(4096 / 32)
+  EXPECT_EQ(p.launches[0].groups[0], 16);  // ceil(4096 / 256)
   EXPECT_EQ(p.launches[0].groups[1], 1);
-  // Wide B: 128 columns per work-group of four warps.
-  p = xd::xpu::plan_gemm(dense_gemm(16, 16384, 16384), 256, 65535, true);
-  EXPECT_EQ(p.entry, std::string("xd_gemm_mma_skinny128_nn"));
-  EXPECT_EQ(p.local[0], 128);
+  p = xd::xpu::plan_gemm(dense_gemm(16, 16392, 16384), 256, 65535, true);
+  EXPECT_EQ(p.entry, std::string("xd_gemm_mma_stream_nn"));
   ASSERT_EQ(p.launches.size(), 1u);
-  EXPECT_EQ(p.launches[0].groups[0], 128);
+  EXPECT_EQ(p.launches[0].groups[0], 65);  // the last work-group has one warp at work, on columns 16384..16391
   g = dense_gemm(8, 4096, 4100);  // k not a multiple of 8: the CUDA-core kernel
   EXPECT_EQ(mma_entry(g), "xd_gemm_skinny_m8");
   EXPECT_EQ(gemm_entry(dense_gemm(16, 16384, 16384)), "xd_gemm_skinny_m16") << "only where the device has them";
@@ -191,15 +189,15 @@ TEST(XpuPlanGemm, NvidiaGemvsSplitKUntilThreeWorkGroupsPerComputeUnitAreInFlight
   const auto plan = [](const gemm_args& g, bool mma, int64_t units) {
     return xd::xpu::plan_gemm(g, 256, 65535, mma, !mma, false, false, units);
   };
-  // 128 work-groups of 128 columns on 132 units: three splits of k.
+  // 64 work-groups of 256 columns on 132 units: six splits of k.
   xd::xpu::gemm_plan p = plan(dense_gemm(16, 16384, 16384), true, 132);
   EXPECT_TRUE(p.nv_skinny);
-  EXPECT_EQ(p.splits, 3);
+  EXPECT_EQ(p.splits, 6);
   ASSERT_EQ(p.launches.size(), 1u);
-  EXPECT_EQ(p.launches[0].groups[1], 3);
-  EXPECT_EQ(xd::xpu::skinny_part_floats(dense_gemm(16, 16384, 16384), p), 3 * 16 * 16384);
+  EXPECT_EQ(p.launches[0].groups[1], 6);
+  EXPECT_EQ(xd::xpu::skinny_part_floats(dense_gemm(16, 16384, 16384), p), 6 * 16 * 16384);
   EXPECT_EQ(plan(dense_gemm(16, 16384, 16384), false, 132).splits, 1);  // f32: 256 groups of 64 columns
-  EXPECT_EQ(plan(dense_gemm(16, 4096, 11008), true, 132).splits, 3);    // 128 groups of 32 columns
+  EXPECT_EQ(plan(dense_gemm(16, 4096, 11008), true, 132).splits, 16);   // 16 groups of 256 columns: at most 16
   EXPECT_EQ(plan(dense_gemm(16, 4096, 11008), false, 132).splits, 3);   // the f32 gemv too
   EXPECT_EQ(plan(dense_gemm(16, 64, 1024), true, 132).splits, 2);       // each split >= 32 steps of 16
   EXPECT_EQ(plan(dense_gemm(16, 64, 1 << 20), true, 132).splits, 16);   // at most 16
@@ -207,12 +205,12 @@ TEST(XpuPlanGemm, NvidiaGemvsSplitKUntilThreeWorkGroupsPerComputeUnitAreInFlight
   EXPECT_EQ(plan(dense_gemm(16, 16384, 16384), true, 0).splits, 1);     // no unit count: none
   gemm_args g = dense_gemm(16, 4096, 4096);
   g.batch = 64, g.a_b = 16 * 4096, g.b_b = 4096 * 4096, g.c_b = 16 * 4096;
-  EXPECT_EQ(plan(g, true, 132).splits, 1);  // 8192 work-groups fill the device
+  EXPECT_EQ(plan(g, true, 132).splits, 1);  // 1024 work-groups fill the device
   g = dense_gemm(16, 2048, 4096);
   g.batch = 2, g.a_b = 16 * 4096, g.b_b = 4096 * 2048, g.c_b = 16 * 2048;
   p = plan(g, true, 132);
-  EXPECT_EQ(p.splits, 3);  // 2 x 64 groups
-  EXPECT_EQ(xd::xpu::skinny_part_floats(g, p), 2 * 3 * 16 * 2048);
+  EXPECT_EQ(p.splits, 8);  // 2 x 8 groups; 256 steps of 16, each split at least 32
+  EXPECT_EQ(xd::xpu::skinny_part_floats(g, p), 2 * 8 * 16 * 2048);
   p = plan(dense_gemm(1, 16384, 16384), true, 132);  // one row: the portable gemv, never split
   EXPECT_FALSE(p.nv_skinny);
   EXPECT_EQ(p.splits, 1);

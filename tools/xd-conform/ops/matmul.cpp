@@ -76,6 +76,10 @@ std::vector<Dims> matmul_dims(bool quick) {
                           // eight splits, the last one shorter; batches of the nt layout
                           {1, 16, 4104, 72},
                           {3, 8, 2056, 200, Layout::contiguous, Layout::transposed},
+                          // the tensor-core gemv's work-groups of 256 columns, 64 a warp: a third
+                          // work-group with one warp at work on a part of its columns, both layouts
+                          {1, 16, 1040, 520},
+                          {2, 7, 528, 600, Layout::contiguous, Layout::transposed},
                           // tensor-core tiles where a device has them (f16, bf16): B dense along n
                           // (nn) or along k (nt), rows and columns past a 128 tile, k past a step of 32
                           {1, 136, 264, 200},
