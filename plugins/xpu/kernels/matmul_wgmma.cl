@@ -6,7 +6,8 @@
 //
 //   xd_gemm_wgmma_packed  A and B packed along k (B from either layout): 128 x 128 outputs per
 //                         work-group of one warpgroup, two wgmma.m64n128k16 per k16 step
-//                         (wgmma_common.cl: xd_wg_tile), the stages filled by bulk copies
+//                         (wgmma_common.cl: xd_wg_tile), the stages of two steps filled by
+//                         bulk copies
 //
 // Rounding: each product and sum in f32 on the tensor core (exact products of f16/bf16 values,
 // f32 additions in the hardware's order), then alpha * acc + beta * input in f32 and one rounding
@@ -14,12 +15,18 @@
 
 #if defined(XD_NV_WGMMA) && defined(XD_NV_BULK) && defined(XD_NV_MMA) && (XD_MMK == 1 || XD_MMK == 2)
 
+// Stages of two k16 steps (16 KiB of A and B), three of them: 48 KiB, NVIDIA's OpenCL limit for a
+// work-group. Against one step a stage and four stages, bf16 4096^3 ran 3% faster on an H200, f16
+// the same (docs/performance.md, "Two k steps a stage").
+#define XD_GW_IMAGES 2
+#define XD_GW_STAGES 3
+
 __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void xd_gemm_wgmma_packed(
     __global T* c, __global const uint4* pa, __global const uint4* pb, __global const T* in, const xd_gemm G,
     long row0, long batch0, long pa0, long pb0) {
-  __local uint4 sa[XD_MMK_PSTAGES * XD_MMK_PCHUNKS];
-  __local uint4 sb[XD_MMK_PSTAGES * XD_MMK_PCHUNKS];
-  __local ulong bars[XD_MMK_PSTAGES];
+  __local uint4 sa[XD_GW_STAGES * XD_GW_IMAGES * XD_MMK_PCHUNKS];
+  __local uint4 sb[XD_GW_STAGES * XD_GW_IMAGES * XD_MMK_PCHUNKS];
+  __local ulong bars[XD_GW_STAGES];
   long m0, n0;
   xd_mmk_tile_origin(row0, &m0, &n0);
   const long bt = batch0 + (long)get_group_id(2);
@@ -27,7 +34,7 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void xd_gemm_wgmma_pac
   pa += pa0 + ((bt * ((G.m + 127) / 128) + m0 / 128) * steps) * XD_MMK_PCHUNKS;
   pb += pb0 + ((bt * ((G.n + 127) / 128) + n0 / 128) * steps) * XD_MMK_PCHUNKS;
   float4 acc0[16], acc1[16];  // rows 0-63 and 64-127 of the tile
-  xd_wg_tile(pa, pb, steps, sa, sb, bars, acc0, acc1, XD_MMK - 1);  // f16 0, bf16 1
+  xd_wg_tile(pa, pb, steps, sa, sb, bars, acc0, acc1, XD_MMK - 1, XD_GW_IMAGES, XD_GW_STAGES);  // f16 0, bf16 1
 
   const int lane = (int)get_local_id(0) & 31, warp = (int)get_local_id(0) >> 5, g = lane >> 2, t = lane & 3;
 #pragma unroll

@@ -105,6 +105,17 @@ inline void xd_mmk_bulk_stage(uint sa_st, uint sb_st, __global const uint4* pa, 
                   : : "r"(sb_st), "l"(pb), "r"(bar) : "memory");
 #endif
 }
+// The same for `bytes` of each operand (consecutive images of one tile; a multiple of 16).
+inline void xd_mmk_bulk_stage_bytes(uint sa_st, uint sb_st, __global const uint4* pa, __global const uint4* pb,
+                                    uint bar, uint bytes) {
+#ifdef XD_NV_BULK
+  XD_ASM volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" : : "r"(bar), "r"(2u * bytes) : "memory");
+  XD_ASM volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %3, [%2];"
+                  : : "r"(sa_st), "l"(pa), "r"(bar), "r"(bytes) : "memory");
+  XD_ASM volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %3, [%2];"
+                  : : "r"(sb_st), "l"(pb), "r"(bar), "r"(bytes) : "memory");
+#endif
+}
 inline void xd_mmk_bar_wait(uint bar, uint phase) {
 #ifdef XD_NV_BULK
   uint done = 0;

@@ -59,59 +59,69 @@ inline ulong xd_wg_desc(uint addr) {
 
 // The products of a 128 x 128 output tile over `steps` packed k steps (pa, pb: the tile's first
 // image of each operand, consecutive steps 256 chunks apart) into acc0 (rows 0-63) and acc1 (rows
-// 64-127), on a work-group of one warpgroup (128 work-items). Work-item 0 fills the stages with
-// bulk copies, XD_MMK_PSTAGES - 1 ahead; per step, after its stage's mbarrier, two wgmma left in
-// flight while the previous step's stage is refilled. `kind`, the operands' types: 0 f16, 1 bf16,
-// 2 + 2 a_e5m2 + b_e5m2 fp8 (a constant after inlining: one wgmma form is left). A packed step is
-// 32 bytes of k either way: 16 of a 16-bit type, 32 of fp8.
+// 64-127), on a work-group of one warpgroup (128 work-items). A stage is I consecutive steps of
+// each operand (I images of 4 KiB, one bulk copy each; the last stage may hold fewer), and sa, sb
+// hold S stages (S * I * 256 chunks each; bars S mbarriers). Work-item 0 fills the stages, S - 1
+// ahead; per stage, after its mbarrier, 2 I wgmma left in flight while the previous stage's buffer
+// is refilled. `kind`, the operands' types: 0 f16, 1 bf16, 2 + 2 a_e5m2 + b_e5m2 fp8; kind, I and
+// S are constants after inlining. A packed step is 32 bytes of k either way: 16 of a 16-bit type,
+// 32 of fp8.
 // Accumulator j of warp w, lane (g, t) of a 64-row half: rows 16 w + g and + 8, columns 8 j + 2 t
 // and + 1 (s0, s1; s2, s3 for the row + 8): the layout of mma.m16n8, one n8 tile per j.
 inline __attribute__((always_inline)) void xd_wg_tile(__global const uint4* pa, __global const uint4* pb, int steps,
                                                       __local uint4* sa, __local uint4* sb, __local ulong* bars,
-                                                      float4* acc0, float4* acc1, const int kind) {
-  const int S = XD_MMK_PSTAGES;
+                                                      float4* acc0, float4* acc1, const int kind, const int I,
+                                                      const int S) {
   const int tid = (int)get_local_id(0);
   const uint sa0 = xd_mmk_shared(sa), sb0 = xd_mmk_shared(sb), bar0 = (uint)(ulong)bars;
-  const uint stage_bytes = XD_MMK_PCHUNKS * 16u;
+  const uint image_bytes = XD_MMK_PCHUNKS * 16u, stage_bytes = (uint)I * image_bytes;
+  const int stages = (steps + I - 1) / I;
   if (tid == 0) xd_mmk_bar_init(bar0, S);
   barrier(CLK_LOCAL_MEM_FENCE);
 #pragma unroll
   for (int s = 0; s < S - 1; ++s)
-    if (s < steps && tid == 0)
-      xd_mmk_bulk_stage(sa0 + s * stage_bytes, sb0 + s * stage_bytes, pa + s * XD_MMK_PCHUNKS, pb + s * XD_MMK_PCHUNKS,
-                        bar0 + 8u * s);
+    if (s < stages && tid == 0)
+      xd_mmk_bulk_stage_bytes(sa0 + s * stage_bytes, sb0 + s * stage_bytes, pa + s * I * XD_MMK_PCHUNKS,
+                              pb + s * I * XD_MMK_PCHUNKS, bar0 + 8u * s, (uint)min(I, steps - s * I) * image_bytes);
 #pragma unroll
   for (int j = 0; j < 16; ++j) acc0[j] = acc1[j] = (float4)(0.0f);
 
   int use = 0, fill = S - 1;
-  for (int kt = 0; kt < steps; ++kt) {
-    xd_mmk_bar_wait(bar0 + 8u * use, (uint)(kt / S) & 1u);
-    const uint ta = sa0 + use * stage_bytes, tb = sb0 + use * stage_bytes;
-    const ulong db = xd_wg_desc(tb), da0 = xd_wg_desc(ta), da1 = xd_wg_desc(ta + 8u * XD_WG_SBO);
+  for (int st = 0; st < stages; ++st) {
+    xd_mmk_bar_wait(bar0 + 8u * use, (uint)(st / S) & 1u);
+    const int images = min(I, steps - st * I);
     XD_ASM volatile(XD_WGMMA_LIVE "wgmma.fence.sync.aligned;" : : : "memory");
-    if (kind == 0) {
-      XD_WG_STEP("k16", ", 0, 0", "f16.f16");
-    } else if (kind == 1) {
-      XD_WG_STEP("k16", ", 0, 0", "bf16.bf16");
-    } else if (kind == 2) {
-      XD_WG_STEP("k32", "", "e4m3.e4m3");
-    } else if (kind == 3) {
-      XD_WG_STEP("k32", "", "e4m3.e5m2");
-    } else if (kind == 4) {
-      XD_WG_STEP("k32", "", "e5m2.e4m3");
-    } else {
-      XD_WG_STEP("k32", "", "e5m2.e5m2");
+#pragma unroll
+    for (int i = 0; i < I; ++i) {
+      if (i < images) {
+        const uint ta = sa0 + use * stage_bytes + i * image_bytes, tb = sb0 + use * stage_bytes + i * image_bytes;
+        const ulong db = xd_wg_desc(tb), da0 = xd_wg_desc(ta), da1 = xd_wg_desc(ta + 8u * XD_WG_SBO);
+        if (kind == 0) {
+          XD_WG_STEP("k16", ", 0, 0", "f16.f16");
+        } else if (kind == 1) {
+          XD_WG_STEP("k16", ", 0, 0", "bf16.bf16");
+        } else if (kind == 2) {
+          XD_WG_STEP("k32", "", "e4m3.e4m3");
+        } else if (kind == 3) {
+          XD_WG_STEP("k32", "", "e4m3.e5m2");
+        } else if (kind == 4) {
+          XD_WG_STEP("k32", "", "e5m2.e4m3");
+        } else {
+          XD_WG_STEP("k32", "", "e5m2.e5m2");
+        }
+      }
     }
     XD_ASM volatile(XD_WGMMA_LIVE "wgmma.commit_group.sync.aligned;" : : : "memory");
-    // Step kt's products stay in flight; step kt - 1's are done in this warp, and past the barrier
-    // in every warp, so its stage (`fill`) takes step kt + S - 1 while the tensor cores work.
+    // Stage st's products stay in flight; stage st - 1's are done in this warp, and past the
+    // barrier in every warp, so its buffer (`fill`) takes stage st + S - 1 while the tensor cores work.
     XD_ASM volatile(XD_WGMMA_LIVE "wgmma.wait_group.sync.aligned 1;" : : : "memory");
     barrier(CLK_LOCAL_MEM_FENCE);
-    const int next = kt + S - 1;
-    if (tid == 0 && next < steps) {
+    const int next = st + S - 1;
+    if (tid == 0 && next < stages) {
       xd_mmk_proxy_fence();
-      xd_mmk_bulk_stage(sa0 + fill * stage_bytes, sb0 + fill * stage_bytes, pa + next * XD_MMK_PCHUNKS,
-                        pb + next * XD_MMK_PCHUNKS, bar0 + 8u * fill);
+      xd_mmk_bulk_stage_bytes(sa0 + fill * stage_bytes, sb0 + fill * stage_bytes, pa + next * I * XD_MMK_PCHUNKS,
+                              pb + next * I * XD_MMK_PCHUNKS, bar0 + 8u * fill,
+                              (uint)min(I, steps - next * I) * image_bytes);
     }
     use = use == S - 1 ? 0 : use + 1;
     fill = fill == S - 1 ? 0 : fill + 1;
