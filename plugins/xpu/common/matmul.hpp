@@ -78,8 +78,12 @@ struct gemm_pack {
 gemm_pack pack_of(const gemm_args& g);
 // The smallest m and n that take the packed kernels: packing reads and writes A and B once more,
 // which pays only where each of their tiles is read by many work-groups (A's by n / 128, B's by
-// m / 128): on an H100, llama_mlp's 512 x 4096 x 11008 ran 0.83 ms packed against 0.79 unpacked.
+// m / 128): on an H100, llama_mlp's 512 x 4096 x 11008 ran 0.83 ms packed against 0.79 unpacked;
+// on an H200 with wgmma, bf16 at 512 rows gained on one of its shapes what it lost on the other
+// (docs/performance.md, "Packing four images a work-group").
 inline constexpr int64_t kPackedMin = 1024;
+// xd_gemm_pack_wgmma's images per work-group (XD_GW_PACK_IMAGES in matmul_wgmma.cl).
+inline constexpr int64_t kPackImages = 4;
 // The workspace of a call's packed operands, `chunks` of 16 bytes in images of 256 (4 KiB), `steps`
 // k steps per tile; nullopt where the device cannot spare it, or where the packing kernels, which
 // count images and steps in 32 bits (a work-group per image), could not (8 TiB and more). The

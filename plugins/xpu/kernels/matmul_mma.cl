@@ -89,23 +89,29 @@ inline long xd_skinny_part_at(const xd_gemm G, long part0, long splits, long bl,
   return part0 + ((bl * splits + z) * 16 + row) * G.n + col;
 }
 
+// A gemv's f32 sum for output (row, col), inside the output: stored (alpha, beta, input, one
+// rounding) where k is not split, else kept in `part` for xd_gemm_skinny_reduce.
+inline void xd_skinny_out(__global T* c, __global const T* in, const xd_gemm G, long bt, __global float* part,
+                          long part0, long row, long col, float sum) {
+  if (get_num_groups(1) > 1)
+    part[xd_skinny_part_at(G, part0, get_num_groups(1), get_group_id(2), get_group_id(1), row, col)] = sum;
+  else
+    xd_gemm_store(c, in, G, bt, row, col, sum);
+}
+
 // xd_gemm_async_skinny*'s last step: the W warps' 16 x BN partial
-// sums, warp w's (row, col) at red[(w * 16 + row) * BN + col], added in warp order, then stored
-// (unsplit) or kept in `part` for xd_gemm_skinny_reduce.
+// sums, warp w's (row, col) at red[(w * 16 + row) * BN + col], added in warp order, then
+// xd_skinny_out.
 inline void xd_skinny_partials_store(__global T* c, __global const T* in, const xd_gemm G, long bt, long n0,
                                      __local const float* red, const int BN, const int W, __global float* part,
                                      long part0) {
-  const int split = get_num_groups(1) > 1;
   for (int e = (int)get_local_id(0); e < 16 * BN; e += 32 * W) {
     const int row = e / BN, col = e % BN;
     if (row < G.m && n0 + col < G.n) {
       float sum = 0.0f;
 #pragma unroll
       for (int w = 0; w < W; ++w) sum += red[(w * 16 + row) * BN + col];
-      if (split)
-        part[xd_skinny_part_at(G, part0, get_num_groups(1), get_group_id(2), get_group_id(1), row, n0 + col)] = sum;
-      else
-        xd_gemm_store(c, in, G, bt, row, n0 + col, sum);
+      xd_skinny_out(c, in, G, bt, part, part0, row, n0 + col, sum);
     }
   }
 }
@@ -224,7 +230,7 @@ inline void xd_gemm_mma(__global T* c, __global const T* a, __global const T* b,
     if (P) {
       if (s < steps && tid == 0)
         xd_mmk_bulk_stage(sa0 + s * stage_bytes, sb0 + s * stage_bytes, pa + s * XD_MMK_PCHUNKS,
-                          pb + s * XD_MMK_PCHUNKS, bar0 + 8u * s);
+                          pb + s * XD_MMK_PCHUNKS, bar0 + 8u * s, stage_bytes);
       continue;
     }
     if (s < steps) {
@@ -246,7 +252,7 @@ inline void xd_gemm_mma(__global T* c, __global const T* a, __global const T* b,
       if (tid == 0 && next < steps) {
         xd_mmk_proxy_fence();
         xd_mmk_bulk_stage(sa0 + fill * stage_bytes, sb0 + fill * stage_bytes, pa + next * XD_MMK_PCHUNKS,
-                          pb + next * XD_MMK_PCHUNKS, bar0 + 8u * fill);
+                          pb + next * XD_MMK_PCHUNKS, bar0 + 8u * fill, stage_bytes);
       }
     } else {
       xd_mmk_wait();

@@ -1,7 +1,7 @@
 // Decode shapes (2 <= M <= 16) of MM, ADDMM, BMM, BADDBMM for f16 and bf16 on NVIDIA tensor cores,
 // with B streamed from global memory straight into the mma fragments: no local memory, no copy
 // pipeline, no barrier. Appended by the OpenCL plugin after matmul_mma.cl (it uses that file's
-// xd_mmk_mma, xd_skinny_steps and xd_skinny_part_at, and matmul.cl's xd_gemm_store); the Level
+// xd_mmk_mma, xd_skinny_steps and xd_skinny_out); the Level
 // Zero plugin never compiles it, and without XD_NV_MMA, or for another dtype, it is empty.
 //
 //   xd_gemm_mma_stream_nn  B (k x n) dense along n
@@ -98,7 +98,6 @@ inline void xd_gemm_mma_stream(__global T* c, __global const T* a, __global cons
   }
 
   // Lane (g, t) holds, of tile j, rows g and g + 8 at the tile's columns 2t and 2t + 1.
-  const int split = get_num_groups(1) > 1;
 #pragma unroll
   for (int j = 0; j < 8; ++j) {
     const float v[4] = {acc[j].s0, acc[j].s1, acc[j].s2, acc[j].s3};
@@ -106,11 +105,7 @@ inline void xd_gemm_mma_stream(__global T* c, __global const T* a, __global cons
     for (int e = 0; e < 4; ++e) {
       const long row = g + 8 * (e >> 1), tc = 2 * t + (e & 1);
       const long col = NT ? n0 + 8 * j + tc : n0 + 8 * tc + j;
-      if (row >= G.m || col >= G.n) continue;
-      if (split)
-        part[xd_skinny_part_at(G, part0, get_num_groups(1), get_group_id(2), get_group_id(1), row, col)] = v[e];
-      else
-        xd_gemm_store(c, in, G, bt, row, col, v[e]);
+      if (row < G.m && col < G.n) xd_skinny_out(c, in, G, bt, part, part0, row, col, v[e]);
     }
   }
 }

@@ -84,9 +84,9 @@ inline void xd_mmk_image(int tiles, int steps, long* image, long* kt, long* t, l
   *bt = (long)(rest / (uint)tiles);
 }
 
-// The packed kernels' stage copies (matmul_mma.cl's xd_gemm_mma_packed_*, matmul_wgmma.cl's xd_gemm_wgmma_packed):
-// one bulk copy of 4 KiB per operand into stage `st`, completing on its mbarrier `bar` (Hopper's
-// bulk copy engine, PTX ISA 8.0, sm_90).
+// The packed kernels' stage copies (matmul_mma.cl's xd_gemm_mma_packed_*, wgmma_common.cl's xd_wg_tile):
+// one bulk copy of `bytes` per operand (whole 4 KiB images of one tile) into stage `st`, completing
+// on its mbarrier `bar` (Hopper's bulk copy engine, PTX ISA 8.0, sm_90).
 // Without XD_NV_BULK (compute capability < 9.0, where ptxas rejects these instructions) they are
 // empty, and only the unpacked kernels, which never call them, exist.
 // `count` mbarriers from bar0, each expecting one arrival (work-item 0's, with the copies' bytes).
@@ -96,18 +96,8 @@ inline void xd_mmk_bar_init(uint bar0, int count) {
   XD_ASM volatile("fence.mbarrier_init.release.cluster;" : : : "memory");
 #endif
 }
-inline void xd_mmk_bulk_stage(uint sa_st, uint sb_st, __global const uint4* pa, __global const uint4* pb, uint bar) {
-#ifdef XD_NV_BULK
-  XD_ASM volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], 8192;" : : "r"(bar) : "memory");
-  XD_ASM volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], 4096, [%2];"
-                  : : "r"(sa_st), "l"(pa), "r"(bar) : "memory");
-  XD_ASM volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], 4096, [%2];"
-                  : : "r"(sb_st), "l"(pb), "r"(bar) : "memory");
-#endif
-}
-// The same for `bytes` of each operand (consecutive images of one tile; a multiple of 16).
-inline void xd_mmk_bulk_stage_bytes(uint sa_st, uint sb_st, __global const uint4* pa, __global const uint4* pb,
-                                    uint bar, uint bytes) {
+inline void xd_mmk_bulk_stage(uint sa_st, uint sb_st, __global const uint4* pa, __global const uint4* pb, uint bar,
+                              uint bytes) {
 #ifdef XD_NV_BULK
   XD_ASM volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" : : "r"(bar), "r"(2u * bytes) : "memory");
   XD_ASM volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %3, [%2];"

@@ -81,8 +81,8 @@ inline __attribute__((always_inline)) void xd_wg_tile(__global const uint4* pa, 
 #pragma unroll
   for (int s = 0; s < S - 1; ++s)
     if (s < stages && tid == 0)
-      xd_mmk_bulk_stage_bytes(sa0 + s * stage_bytes, sb0 + s * stage_bytes, pa + s * I * XD_MMK_PCHUNKS,
-                              pb + s * I * XD_MMK_PCHUNKS, bar0 + 8u * s, (uint)min(I, steps - s * I) * image_bytes);
+      xd_mmk_bulk_stage(sa0 + s * stage_bytes, sb0 + s * stage_bytes, pa + s * I * XD_MMK_PCHUNKS,
+                        pb + s * I * XD_MMK_PCHUNKS, bar0 + 8u * s, (uint)min(I, steps - s * I) * image_bytes);
 #pragma unroll
   for (int j = 0; j < 16; ++j) acc0[j] = acc1[j] = (float4)(0.0f);
 
@@ -119,9 +119,8 @@ inline __attribute__((always_inline)) void xd_wg_tile(__global const uint4* pa, 
     const int next = st + S - 1;
     if (tid == 0 && next < stages) {
       xd_mmk_proxy_fence();
-      xd_mmk_bulk_stage_bytes(sa0 + fill * stage_bytes, sb0 + fill * stage_bytes, pa + next * I * XD_MMK_PCHUNKS,
-                              pb + next * I * XD_MMK_PCHUNKS, bar0 + 8u * fill,
-                              (uint)min(I, steps - next * I) * image_bytes);
+      xd_mmk_bulk_stage(sa0 + fill * stage_bytes, sb0 + fill * stage_bytes, pa + next * I * XD_MMK_PCHUNKS,
+                        pb + next * I * XD_MMK_PCHUNKS, bar0 + 8u * fill, (uint)min(I, steps - next * I) * image_bytes);
     }
     use = use == S - 1 ? 0 : use + 1;
     fill = fill == S - 1 ? 0 : fill + 1;
