@@ -86,8 +86,9 @@ inline constexpr int64_t kPackedMin = 1024;
 inline constexpr int64_t kPackImages = 4;
 // The workspace of a call's packed operands, `chunks` of 16 bytes in images of 256 (4 KiB), `steps`
 // k steps per tile; nullopt where the device cannot spare it, or where the packing kernels, which
-// count images and steps in 32 bits (a work-group per image), could not (8 TiB and more). The
-// caller then runs its unpacked kernel, which computes the call without one.
+// count images and steps in 32 bits (a work-group per image, or per kPackImages of them), could
+// not (8 TiB and more). The caller then runs its unpacked kernel, which computes the call without
+// one.
 std::optional<plugin::scratch> packed_workspace(const xd_kernel_call* c, int64_t chunks, int64_t steps);
 // `wg`: the work-group size the kernels are compiled for (XD_WG: XD_GT follows from it);
 // `max_groups_yz`: the most work-groups a launch may have along dims 1 and 2; `mma`: the device
