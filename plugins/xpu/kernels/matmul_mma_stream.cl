@@ -1,8 +1,8 @@
 // Decode shapes (2 <= M <= 16) of MM, ADDMM, BMM, BADDBMM for f16 and bf16 on NVIDIA tensor cores,
 // with B streamed from global memory straight into the mma fragments: no local memory, no copy
 // pipeline, no barrier. Appended by the OpenCL plugin after matmul_mma.cl (it uses that file's
-// xd_mmk_mma, xd_skinny_steps and xd_skinny_out); the Level
-// Zero plugin never compiles it, and without XD_NV_MMA, or for another dtype, it is empty.
+// xd_mmk_mma, xd_skinny_steps and xd_skinny_out); the Level Zero plugin never compiles it, and
+// without XD_NV_MMA, or for another dtype, it is empty.
 //
 //   xd_gemm_mma_stream_nn  B (k x n) dense along n
 //   xd_gemm_mma_stream_nt  B dense along k (stored n x k): x @ w.t(), nn.Linear's layout

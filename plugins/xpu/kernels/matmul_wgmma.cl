@@ -51,7 +51,7 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void xd_gemm_wgmma_pac
 // t * 128 + r from k = kt * 16 + c * 8, zeros outside the matrix; images in the order
 // ((bt * tiles + t) * steps + kt), as xd_wg_tile reads them. A work-group of 256 work-items packs
 // XD_GW_PACK_IMAGES consecutive images of one tile, a work-item one 16-byte chunk of each, all its
-// loads issued before its stores: with one image a work-group, the packs moved 2.3 TB/s on an H200
+// loads issued before its stores, so that each work-item keeps several loads in flight
 // (docs/performance.md, "Packing four images a work-group").
 // `rows_k` = 0: the source is dense along k (A; B stored n x k), a chunk one 16-byte load.
 // `rows_k` = 1: the source is stored k x n (B in the nn layout): the work-group loads each image's
