@@ -360,6 +360,7 @@ xd_status run_matmul(const xd_kernel_call* c) {
       launch k(c, prog, plan.wgmma ? "xd_gemm_pack_wgmma" : "xd_gemm_pack_mma");
       k.buffer(ws.handle).value(dst0).buffer(src).value(off).value(ld).value(bs).value(rows).value(g.k);
       k.value(static_cast<int32_t>(tiles)).value(static_cast<int32_t>(pk.steps)).value(rows_k);
+      if (plan.wgmma) k.value(static_cast<int32_t>(kPackImages));
       // xd_gemm_pack_mma: a work-group per 4 KiB image; xd_gemm_pack_wgmma: per kPackImages of one tile.
       const int64_t groups = plan.wgmma ? g.batch * tiles * ((pk.steps + kPackImages - 1) / kPackImages) : chunks / 256;
       k.run(grid::of_groups(static_cast<uint64_t>(groups), 256));

@@ -82,7 +82,7 @@ gemm_pack pack_of(const gemm_args& g);
 // on an H200 with wgmma, bf16 at 512 rows gained on one of its shapes what it lost on the other
 // (docs/performance.md, "Packing four images a work-group").
 inline constexpr int64_t kPackedMin = 1024;
-// xd_gemm_pack_wgmma's images per work-group (XD_GW_PACK_IMAGES in matmul_wgmma.cl).
+// xd_gemm_pack_wgmma's images per work-group, passed to it (it packs any count, four at a time).
 inline constexpr int64_t kPackImages = 4;
 // The workspace of a call's packed operands, `chunks` of 16 bytes in images of 256 (4 KiB), `steps`
 // k steps per tile; nullopt where the device cannot spare it, or where the packing kernels, which

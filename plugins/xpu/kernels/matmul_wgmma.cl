@@ -50,59 +50,64 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void xd_gemm_wgmma_pac
 // or B's n) and `steps` k steps of 16 holds at chunk xd_wg_at(r, c) the 8 elements of row
 // t * 128 + r from k = kt * 16 + c * 8, zeros outside the matrix; images in the order
 // ((bt * tiles + t) * steps + kt), as xd_wg_tile reads them. A work-group of 256 work-items packs
-// XD_GW_PACK_IMAGES consecutive images of one tile, a work-item one 16-byte chunk of each, all its
-// loads issued before its stores, so that each work-item keeps several loads in flight
-// (docs/performance.md, "Packing four images a work-group").
+// `per_group` consecutive images of one tile (the host's choice, which also sets the grid: one
+// work-group per per_group images of each tile), XD_GW_PACK_BATCH at a time, a work-item one
+// 16-byte chunk of each, all a batch's loads issued before its stores, so that each work-item keeps
+// several loads in flight (docs/performance.md, "Packing four images a work-group").
 // `rows_k` = 0: the source is dense along k (A; B stored n x k), a chunk one 16-byte load.
 // `rows_k` = 1: the source is stored k x n (B in the nn layout): the work-group loads each image's
 // 16 k rows of 128 columns as whole 16-byte chunks and transposes them through local memory.
 // `off`, `ld` (elements between the source's rows) and `bs` (between batches) are multiples of 8,
 // as are k and, for rows_k, the row count (xpu::plan_gemm's conditions), so a chunk is wholly
 // inside or outside.
-#define XD_GW_PACK_IMAGES 4
+#define XD_GW_PACK_BATCH 4
 __kernel __attribute__((reqd_work_group_size(XD_MMK_PCHUNKS, 1, 1))) void xd_gemm_pack_wgmma(
     __global uint4* dst, long dst0, __global const T* src, long off, long ld, long bs, long rows, long k, int tiles,
-    int steps, int rows_k) {
+    int steps, int rows_k, int per_group) {
   __local uint4 image_t[XD_MMK_PCHUNKS];  // rows_k: one image's 16 k rows of 128 columns
   const int q = (int)get_local_id(0);
-  const uint blocks = ((uint)steps + XD_GW_PACK_IMAGES - 1) / XD_GW_PACK_IMAGES;
+  const uint blocks = ((uint)steps + (uint)per_group - 1) / (uint)per_group;
   const uint g = (uint)get_group_id(0), rest = g / blocks, kb = g - rest * blocks;
   const long t = (long)(rest % (uint)tiles), bt = (long)(rest / (uint)tiles);
-  const long kt0 = (long)kb * XD_GW_PACK_IMAGES;
-  const int count = (int)min((long)XD_GW_PACK_IMAGES, (long)steps - kt0);
   __global const T* s = src + off + bt * bs;
-  __global uint4* d = dst + dst0 + ((long)rest * steps + kt0) * XD_MMK_PCHUNKS + q;
-  uint4 v[XD_GW_PACK_IMAGES];
-  if (!rows_k) {
-    const long row = t * 128 + (q >> 4) * 8 + (q & 7);
+  // Every bound below is the same for the whole work-group, so its barriers are reached by all.
+  for (int done = 0; done < per_group; done += XD_GW_PACK_BATCH) {
+    const long kt0 = (long)kb * per_group + done;
+    const int count = (int)min((long)min(XD_GW_PACK_BATCH, per_group - done), (long)steps - kt0);
+    if (count <= 0) return;
+    __global uint4* d = dst + dst0 + ((long)rest * steps + kt0) * XD_MMK_PCHUNKS + q;
+    uint4 v[XD_GW_PACK_BATCH];
+    if (!rows_k) {
+      const long row = t * 128 + (q >> 4) * 8 + (q & 7);
 #pragma unroll
-    for (int i = 0; i < XD_GW_PACK_IMAGES; ++i) {
-      const long k0 = (kt0 + i) * 16 + ((q >> 3) & 1) * 8;
-      v[i] = i < count && row < rows && k0 < k ? *(__global const uint4*)(s + row * ld + k0) : (uint4)(0u);
+      for (int i = 0; i < XD_GW_PACK_BATCH; ++i) {
+        const long k0 = (kt0 + i) * 16 + ((q >> 3) & 1) * 8;
+        v[i] = i < count && row < rows && k0 < k ? *(__global const uint4*)(s + row * ld + k0) : (uint4)(0u);
+      }
+#pragma unroll
+      for (int i = 0; i < XD_GW_PACK_BATCH; ++i)
+        if (i < count) d[i * XD_MMK_PCHUNKS] = v[i];
+      continue;
     }
+    const long col = t * 128 + (q & 15) * 8;  // work-item q loads k row q >> 4 of an image, 8 columns
 #pragma unroll
-    for (int i = 0; i < XD_GW_PACK_IMAGES; ++i)
-      if (i < count) d[i * XD_MMK_PCHUNKS] = v[i];
-    return;
-  }
-  const long col = t * 128 + (q & 15) * 8;  // work-item q loads k row q >> 4 of an image, 8 columns
+    for (int i = 0; i < XD_GW_PACK_BATCH; ++i) {
+      const long kr = (kt0 + i) * 16 + (q >> 4);
+      v[i] = i < count && col < rows && kr < k ? *(__global const uint4*)(s + kr * ld + col) : (uint4)(0u);
+    }
+    __local const ushort* e = (__local const ushort*)image_t + ((q >> 3) & 1) * 8 * 128 + (q >> 4) * 8 + (q & 7);
 #pragma unroll
-  for (int i = 0; i < XD_GW_PACK_IMAGES; ++i) {
-    const long kr = (kt0 + i) * 16 + (q >> 4);
-    v[i] = i < count && col < rows && kr < k ? *(__global const uint4*)(s + kr * ld + col) : (uint4)(0u);
-  }
-  __local const ushort* e = (__local const ushort*)image_t + ((q >> 3) & 1) * 8 * 128 + (q >> 4) * 8 + (q & 7);
+    for (int i = 0; i < XD_GW_PACK_BATCH; ++i) {
+      if (i < count) {
+        barrier(CLK_LOCAL_MEM_FENCE);
+        image_t[q] = v[i];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        ushort h[8];
 #pragma unroll
-  for (int i = 0; i < XD_GW_PACK_IMAGES; ++i) {
-    if (i < count) {  // the same for the whole work-group
-      barrier(CLK_LOCAL_MEM_FENCE);
-      image_t[q] = v[i];
-      barrier(CLK_LOCAL_MEM_FENCE);
-      ushort h[8];
-#pragma unroll
-      for (int j = 0; j < 8; ++j) h[j] = e[j * 128];
-      d[i * XD_MMK_PCHUNKS] =
-          (uint4)(h[0] | (uint)h[1] << 16, h[2] | (uint)h[3] << 16, h[4] | (uint)h[5] << 16, h[6] | (uint)h[7] << 16);
+        for (int j = 0; j < 8; ++j) h[j] = e[j * 128];
+        d[i * XD_MMK_PCHUNKS] =
+            (uint4)(h[0] | (uint)h[1] << 16, h[2] | (uint)h[3] << 16, h[4] | (uint)h[5] << 16, h[6] | (uint)h[7] << 16);
+      }
     }
   }
 }

@@ -93,6 +93,8 @@ std::vector<Dims> matmul_dims(bool quick) {
     ms.push_back({1, 512, 512, 512});
     ms.push_back({2, 200, 100, 260});
     ms.push_back({4, 65, 96, 130, Layout::transposed, Layout::transposed});
+    // the packed form with k over several packing work-groups' worth of steps (17 k16 steps)
+    ms.push_back({1, 1040, 264, 1032});
   }
   return ms;
 }
