@@ -11,13 +11,20 @@
 //   2 packed    as 1, but from operands packed tile by tile (each k step of a 128-row tile
 //               contiguous), so a stage is one bulk copy per operand (what a GEMM would get after
 //               a packing pass; the bytes are the matrices' own, the layout is what is measured).
+//   3 tma       a stage is one tensor-map copy per operand (cp.async.bulk.tensor.3d) straight from
+//               the row-major matrices: a box of 128 rows by ROW bytes of k, landing as 16-byte
+//               columns of 128 rows (the core-matrix layout wgmma reads), no packing pass
+//               (nv_tma_probe.c shows such copies land as expected).
+//   4 tma rows  a stage is one tensor-map copy per operand of a 2-D box, 128 rows of ROW bytes
+//               (the map's inner dimension is k itself), swizzled by ROW bytes (32 or 64), the
+//               layout wgmma reads with its 32- or 64-byte swizzle modes.
 // ROW is 64 for the GEMM's k steps of 32 (R = 8192 / ROW rows for modes 0 and 1, so wider rows
-// mean smaller tiles; R = 128 for mode 2); SAME = 1 keeps every work-group on one band of tiles,
+// mean smaller tiles; R = 128 for modes 2 and 3); SAME = 1 keeps every work-group on one band of tiles,
 // so that nothing comes from DRAM. Reported: median time of 10 runs, TB/s into local memory, and
 // the TFLOP/s a 128 x 128-tile GEMM would reach if its copies ran at that rate (16 KiB per
 // 2 * 128 * 128 * 32 flops). Results: docs/performance.md, "The copies' ceiling".
 //
-// Build here: gcc -O1 bench/nv_copy_probe.c -o nv_copy_probe -lOpenCL
+// Build here: gcc -O1 bench/nv_copy_probe.c -o nv_copy_probe -lOpenCL -ldl
 // Run on the GPU machine (OCL_ICD_VENDORS reaching libnvidia-opencl.so.1): ./nv_copy_probe
 #define CL_TARGET_OPENCL_VERSION 120
 #include "nv_probe.h"
@@ -29,8 +36,8 @@
 #include <string.h>
 
 static const char* src =
-    "#if MODE == 2\n"
-    "#define R 128\n" /* packed: the GEMM's tiles */
+    "#if MODE >= 2\n"
+    "#define R 128\n" /* packed or tensor map: the GEMM's tiles */
     "#else\n"
     "#define R (8192 / ROW)\n" /* rows of A and of B per tile */
     "#endif\n"
@@ -59,11 +66,29 @@ static const char* src =
     "  asm volatile(\"cp.async.commit_group;\" ::: \"memory\");\n"
     "}\n"
     "#else\n"
-    "inline void issue(__global const ushort* a, __global const ushort* b, long m0, long n0, int kt, uint st, uint "
-    "bar, int tid) {\n"
+    "inline void issue(__global const ushort* a, __global const ushort* b, __global const ulong* ma, "
+    "__global const ulong* mb, long m0, long n0, int kt, uint st, uint bar, int tid) {\n"
     "  if (tid == 0) asm volatile(BM \"mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\" :: \"r\"(bar), \"r\"(2 "
     "* R * ROW) : \"memory\");\n"
-    "#if MODE == 2\n"
+    "#if MODE == 3\n"
+    "  if (tid == 0) {\n" /* a box of each matrix: {8 elements, R rows, ROW / 16 columns of 16 bytes} */
+    "    asm volatile(BM \"cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes\"\n"
+    "                 \" [%0], [%1, {%2, %3, %4}], [%5];\" :: \"r\"(st), \"l\"(ma), \"r\"(0), \"r\"((int)m0), "
+    "\"r\"(kt * (ROW / 16)), \"r\"(bar) : \"memory\");\n"
+    "    asm volatile(BM \"cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes\"\n"
+    "                 \" [%0], [%1, {%2, %3, %4}], [%5];\" :: \"r\"(st + R * ROW), \"l\"(mb), \"r\"(0), "
+    "\"r\"((int)n0), \"r\"(kt * (ROW / 16)), \"r\"(bar) : \"memory\");\n"
+    "  }\n"
+    "#elif MODE == 4\n"
+    "  if (tid == 0) {\n" /* a box of each matrix: {ROW / 2 elements of k, R rows} */
+    "    asm volatile(BM \"cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes\"\n"
+    "                 \" [%0], [%1, {%2, %3}], [%4];\" :: \"r\"(st), \"l\"(ma), \"r\"(kt * (ROW / 2)), \"r\"((int)m0), "
+    "\"r\"(bar) : \"memory\");\n"
+    "    asm volatile(BM \"cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes\"\n"
+    "                 \" [%0], [%1, {%2, %3}], [%4];\" :: \"r\"(st + R * ROW), \"l\"(mb), \"r\"(kt * (ROW / 2)), "
+    "\"r\"((int)n0), \"r\"(bar) : \"memory\");\n"
+    "  }\n"
+    "#elif MODE == 2\n"
     "  if (tid == 0) {\n" /* a packed tile step: R rows of ROW bytes, contiguous, one copy each */
     "    const uint da = st, db = st + R * ROW;\n"
     "    __global const ushort* sa = a + ((m0 / R) * STEPS + kt) * (R * ROW / 2);\n"
@@ -94,8 +119,9 @@ static const char* src =
     "}\n"
     "#endif\n"
     "__kernel __attribute__((reqd_work_group_size(128, 1, 1)))\n"
-    "void k(__global const ushort* a, __global const ushort* b, __global uint* out) {\n"
-    "  __local uint4 ring[STAGES * STAGE_BYTES / 16];\n"
+    "void k(__global const ushort* a, __global const ushort* b, __global uint* out, __global const ulong* ma,\n"
+    "       __global const ulong* mb) {\n"
+    "  __local uint4 ring[STAGES * STAGE_BYTES / 16] __attribute__((aligned(1024)));\n"
     "  const int tid = get_local_id(0);\n"
     "  const uint base = sh(ring);\n"
     "  uint acc = 0;\n"
@@ -125,13 +151,15 @@ static const char* src =
     "    }\n"
     "    barrier(CLK_LOCAL_MEM_FENCE);\n"
     "#else\n"
-    "    for (int s = 0; s < STAGES - 1; ++s, ++uses) issue(a, b, m0, n0, s, base + (uses % STAGES) * STAGE_BYTES, "
+    "    for (int s = 0; s < STAGES - 1; ++s, ++uses) issue(a, b, ma, mb, m0, n0, s, base + (uses % STAGES) * "
+    "STAGE_BYTES, "
     "sh(&bars[uses % STAGES]), tid);\n"
     "    for (int kt = 0; kt < STEPS; ++kt, ++waits) {\n"
     "      wait_bar(sh(&bars[waits % STAGES]), (waits / STAGES) & 1);\n"
     "      barrier(CLK_LOCAL_MEM_FENCE);\n"
     "      asm volatile(BM \"fence.proxy.async.shared::cta;\" ::: \"memory\");\n"
-    "      if (kt + STAGES - 1 < STEPS) { issue(a, b, m0, n0, kt + STAGES - 1, base + (uses % STAGES) * STAGE_BYTES, "
+    "      if (kt + STAGES - 1 < STEPS) { issue(a, b, ma, mb, m0, n0, kt + STAGES - 1, base + (uses % STAGES) * "
+    "STAGE_BYTES, "
     "sh(&bars[uses % STAGES]), tid); ++uses; }\n"
     "      acc += ((__local const uint*)ring)[(waits % STAGES) * (STAGE_BYTES / 4) + tid];\n"
     "    }\n"
@@ -210,12 +238,21 @@ int main(void) {
   cl_mem a = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n, h, &err);
   cl_mem b = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n, h, &err);
   cl_mem out = clCreateBuffer(ctx, CL_MEM_READ_WRITE, (size_t)cus * 8 * 128 * 4, NULL, &err);
+  // The tensor maps of MODE 3 and 4 (encoded per variant into ma and mb).
+  tensor_map_encoder encode = cuda_tensor_map_encoder();
+  const uint64_t address[2] = {device_address(ctx, dev, q, a), device_address(ctx, dev, q, b)};
+  cl_mem maps[2];
+  for (int i = 0; i < 2; ++i) maps[i] = clCreateBuffer(ctx, CL_MEM_READ_ONLY, sizeof(tensor_map), NULL, &err);
 
   // mode, stages, padded rows, work-groups per compute unit, bytes per row and step, one band only
   static const int variants[][6] = {
       {0, 3, 0, 2, 64, 0},  {0, 3, 0, 2, 128, 0}, {0, 3, 0, 4, 128, 0}, {0, 3, 0, 2, 64, 1}, {1, 2, 0, 4, 64, 0},
       {1, 2, 0, 4, 256, 0}, {1, 2, 0, 6, 256, 0}, {2, 2, 0, 2, 64, 0},  {2, 2, 0, 3, 64, 0}, {2, 2, 0, 4, 64, 0},
-      {2, 4, 0, 2, 32, 0},  {2, 5, 0, 2, 32, 0},  {2, 5, 0, 3, 32, 0},  {2, 3, 0, 3, 32, 0},
+      {2, 4, 0, 2, 32, 0},  {2, 5, 0, 2, 32, 0},  {2, 5, 0, 3, 32, 0},  {2, 3, 0, 3, 32, 0}, {2, 3, 0, 3, 64, 0},
+      {3, 2, 0, 2, 64, 0},  {3, 2, 0, 3, 64, 0},  {3, 2, 0, 4, 64, 0},  {3, 3, 0, 3, 64, 0}, {3, 4, 0, 2, 32, 0},
+      {3, 5, 0, 2, 32, 0},  {3, 5, 0, 3, 32, 0},  {3, 3, 0, 3, 32, 0},  {4, 2, 0, 2, 64, 0}, {4, 2, 0, 3, 64, 0},
+      {4, 2, 0, 4, 64, 0},  {4, 3, 0, 3, 64, 0},  {4, 4, 0, 2, 32, 0},  {4, 5, 0, 2, 32, 0}, {4, 5, 0, 3, 32, 0},
+      {4, 3, 0, 3, 32, 0},
   };
   printf("%-9s %6s %4s %6s %5s %5s %10s %8s %14s\n", "copy", "stages", "pad", "wg/cu", "row", "same", "ms", "TB/s",
          "GEMM TFLOP/s");
@@ -224,7 +261,31 @@ int main(void) {
     const int row = variants[v][4], same = variants[v][5];
     char opts[128];
     snprintf(opts, sizeof opts, "-DMODE=%d -DSTAGES=%d -DPAD=%d -DROW=%d -DSAME=%d", mode, stages, pad, row, same);
-    const char* what = mode == 0 ? "cp.async" : mode == 1 ? "bulk" : "packed";
+    const char* what = mode == 0   ? "cp.async"
+                       : mode == 1 ? "bulk"
+                       : mode == 2 ? "packed"
+                       : mode == 3 ? "tma"
+                                   : "tma rows";
+    if (mode >= 3) {
+      // MODE 3: {8 elements, 4096 rows, 512 columns of 16 bytes}, boxes {8, 128, ROW / 16}, no swizzle;
+      // MODE 4: {4096 elements, 4096 rows}, boxes {ROW / 2, 128}, swizzled by ROW bytes.
+      const uint64_t dims3[3] = {8, 4096, 512}, strides3[2] = {8192, 16}, dims2[2] = {4096, 4096}, strides2[1] = {8192};
+      const uint32_t box3[3] = {8, 128, (uint32_t)row / 16}, box2[2] = {(uint32_t)row / 2, 128}, ones[3] = {1, 1, 1};
+      int rc = encode == NULL ? -1 : 0;
+      for (int i = 0; i < 2 && rc == 0; ++i) {
+        tensor_map m;
+        memset(&m, 0, sizeof m);
+        void* at = (void*)(uintptr_t)address[i];
+        rc = mode == 3
+                 ? encode(&m, kMapBf16, 3, at, dims3, strides3, box3, ones, 0, kMapSwizzleNone, kMapL2Promote128, 0)
+                 : encode(&m, kMapBf16, 2, at, dims2, strides2, box2, ones, 0, row == 32 ? 1 : 2, kMapL2Promote128, 0);
+        clEnqueueWriteBuffer(q, maps[i], CL_TRUE, 0, sizeof m, &m, 0, NULL, NULL);
+      }
+      if (rc != 0) {
+        printf("%-9s %6d %4d %6d %5d %5d  tensor map: %d\n", what, stages, pad, wgs, row, same, rc);
+        continue;
+      }
+    }
     const char* how = "";
     cl_program p = build(ctx, dev, opts, &how);
     if (p == NULL) continue;
@@ -232,6 +293,8 @@ int main(void) {
     clSetKernelArg(k, 0, sizeof a, &a);
     clSetKernelArg(k, 1, sizeof b, &b);
     clSetKernelArg(k, 2, sizeof out, &out);
+    clSetKernelArg(k, 3, sizeof(cl_mem), &maps[0]);
+    clSetKernelArg(k, 4, sizeof(cl_mem), &maps[1]);
     size_t local = 128, global = (size_t)cus * wgs * 128;
     double ms[10];
     int ok = 1;
@@ -251,7 +314,7 @@ int main(void) {
     }
     if (ok) {
       // (4096 / R)^2 tiles of 2 R 8192 bytes; a 128 x 128-tile GEMM moves 16 KiB per 2^20 flops.
-      const double t = median(ms, 10), rows = mode == 2 ? 128.0 : 8192.0 / row,
+      const double t = median(ms, 10), rows = mode >= 2 ? 128.0 : 8192.0 / row,
                    bytes = (4096.0 / rows) * (4096.0 / rows) * 2 * rows * 8192, tbs = bytes / t * 1e-9;
       printf("%-9s %6d %4d %6d %5d %5d %10.4f %8.2f %14.1f  (%s)\n", what, stages, pad, wgs, row, same, t, tbs,
              tbs * 1e12 / 16384 * 1048576 * 1e-12, how);

@@ -1,10 +1,13 @@
-// The helpers of the NVIDIA OpenCL probes (nv_wgmma_probe.c, nv_copy_probe.c): a program's build
-// log on one line, its binary (NVIDIA's: PTX text), and text replacement for rewriting that PTX.
-// Each returns a string the caller owns (calloc).
+// The helpers of the NVIDIA OpenCL probes (nv_wgmma_probe.c, nv_copy_probe.c, nv_tma_probe.c): a
+// program's build log on one line, its binary (NVIDIA's: PTX text), text replacement for rewriting
+// that PTX (each returns a string the caller owns, calloc), and Hopper's tensor maps: a buffer's
+// device address and the CUDA driver's encoder.
 #pragma once
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 
+#include <dlfcn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,4 +60,65 @@ static int first_gpu(cl_device_id* dev) {
     return 0;
   }
   return 1;
+}
+
+// ---- tensor maps (cp.async.bulk.tensor): cuda.h's CUtensorMap and the enum values passed, by value
+typedef struct {
+  _Alignas(64) uint64_t opaque[16];
+} tensor_map;
+enum { kMapBf16 = 9, kMapSwizzleNone = 0, kMapSwizzle128 = 3, kMapL2Promote128 = 2 };
+typedef int (*tensor_map_encoder)(tensor_map*, int data_type, uint32_t rank, void* address, const uint64_t* dims,
+                                  const uint64_t* strides_bytes, const uint32_t* box, const uint32_t* element_strides,
+                                  int interleave, int swizzle, int l2_promotion, int oob_fill);
+
+// libcuda's cuTensorMapEncodeTiled, with the device's primary context made current (the encoder
+// returns CUDA_ERROR_INVALID_CONTEXT, 201, without one; the map holds a unified virtual address,
+// the same in every context of the process, so OpenCL's kernels can use it); NULL, with a
+// message, where the driver lacks any of it.
+static tensor_map_encoder cuda_tensor_map_encoder(void) {
+  void* cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (cuda == NULL) {
+    printf("no libcuda.so.1: %s\n", dlerror());
+    return NULL;
+  }
+  int (*init)(unsigned) = (int (*)(unsigned))dlsym(cuda, "cuInit");
+  int (*device_get)(int*, int) = (int (*)(int*, int))dlsym(cuda, "cuDeviceGet");
+  int (*retain)(void**, int) = (int (*)(void**, int))dlsym(cuda, "cuDevicePrimaryCtxRetain");
+  int (*set_current)(void*) = (int (*)(void*))dlsym(cuda, "cuCtxSetCurrent");
+  tensor_map_encoder encode = (tensor_map_encoder)dlsym(cuda, "cuTensorMapEncodeTiled");
+  if (init == NULL || device_get == NULL || retain == NULL || set_current == NULL || encode == NULL) {
+    printf("libcuda lacks cuInit, cuDeviceGet, cuDevicePrimaryCtxRetain, cuCtxSetCurrent or cuTensorMapEncodeTiled\n");
+    return NULL;
+  }
+  int dev = 0;
+  void* ctx = NULL;
+  int rc = init(0);
+  if (rc == 0) rc = device_get(&dev, 0);
+  if (rc == 0) rc = retain(&ctx, dev);
+  if (rc == 0) rc = set_current(ctx);
+  if (rc != 0) {
+    printf("CUDA driver set-up failed: %d\n", rc);
+    return NULL;
+  }
+  return encode;
+}
+
+// The device address of `buffer`'s first byte: on NVIDIA's OpenCL a __global pointer's value.
+static uint64_t device_address(cl_context ctx, cl_device_id dev, cl_command_queue q, cl_mem buffer) {
+  static const char* src = "__kernel void addr_of(__global const uchar* p, __global ulong* out) { *out = (ulong)p; }\n";
+  cl_int err;
+  cl_program p = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
+  clBuildProgram(p, 1, &dev, "", NULL, NULL);
+  cl_kernel k = clCreateKernel(p, "addr_of", &err);
+  cl_mem out = clCreateBuffer(ctx, CL_MEM_WRITE_ONLY, 8, NULL, &err);
+  clSetKernelArg(k, 0, sizeof buffer, &buffer);
+  clSetKernelArg(k, 1, sizeof out, &out);
+  const size_t one = 1;
+  uint64_t address = 0;
+  clEnqueueNDRangeKernel(q, k, 1, NULL, &one, &one, 0, NULL, NULL);
+  clEnqueueReadBuffer(q, out, CL_TRUE, 0, 8, &address, 0, NULL, NULL);
+  clReleaseMemObject(out);
+  clReleaseKernel(k);
+  clReleaseProgram(p);
+  return address;
 }
