@@ -122,3 +122,31 @@ static uint64_t device_address(cl_context ctx, cl_device_id dev, cl_command_queu
   clReleaseProgram(p);
   return address;
 }
+
+// `src` built with its sm_90a lines (those that begin with the string macro SM90A) hidden in PTX
+// comments, then its PTX with them live, `.target sm_90a` and `.version` at least 8.3, loaded as
+// the program's binary (the route of nv_wgmma_probe.c and the plugin's program cache); NULL, with
+// a message, where a step fails.
+static cl_program build_sm90a(cl_context ctx, cl_device_id dev, const char* src, const char* opts) {
+  const char* marker = "// XD_SM90A ";
+  const char* parts[2] = {"#define SM90A \"// XD_SM90A \"\n", src};
+  cl_int err;
+  cl_program p = clCreateProgramWithSource(ctx, 2, parts, NULL, &err);
+  if (clBuildProgram(p, 1, &dev, opts, NULL, NULL) != CL_SUCCESS) {
+    printf("sm_90a: build from source failed: %s\n", log_of(p, dev));
+    return NULL;
+  }
+  char* live = replace_all(ptx_of(p), marker, "");
+  char* ptx = replace_all(live, ".target sm_90,", ".target sm_90a,");
+  char* v = strstr(ptx, ".version ");
+  if (v != NULL && (v[9] < '8' || (v[9] == '8' && v[10] == '.' && v[11] < '3'))) memcpy(v + 9, "8.3", 3);
+  size_t n = strlen(ptx) + 1;
+  cl_int status;
+  cl_program b = clCreateProgramWithBinary(ctx, 1, &dev, &n, (const unsigned char**)&ptx, &status, &err);
+  if (err == CL_SUCCESS) err = clBuildProgram(b, 1, &dev, "", NULL, NULL);
+  if (err != CL_SUCCESS) {
+    printf("sm_90a: build from PTX failed (%d): %s\n", err, log_of(b, dev));
+    return NULL;
+  }
+  return b;
+}
