@@ -49,6 +49,9 @@ struct device_info {
   bool matmul_packed = false;
   // ... and takes Hopper's wgmma instead of mma.sync there (xd_gemm_wgmma_packed, matmul_wgmma.cl).
   bool matmul_wgmma = false;
+  // ... and, where the API encodes tensor maps (api::encode_tensor_map), reads the operands where they
+  // are by tensor-map copies instead of packing them (xd_gemm_wgmma_tma).
+  bool matmul_tma = false;
   // matmul_dpas.cl's kernel (cl_intel_subgroup_matrix_multiply_accumulate) is built for this device
   // with this sub-group size: 8 or 16 (the extension's two operand layouts); 0: it is not.
   int matmul_dpas_sg = 0;
@@ -69,6 +72,22 @@ struct program {
   const char* source;
   int32_t dtype;
   int32_t wtype = -1;
+};
+
+// A tensor map for Hopper's tensor-map copies (cp.async.bulk.tensor), as the CUDA driver encodes
+// one: 3 dims of a 16-bit operand, innermost first (elements), the strides of dims 1 and 2 in bytes
+// (multiples of 16), a box of elements copied per copy, and the swizzle of the box in local memory
+// (64 or 128 bytes). Encoded for a placeholder address: the kernel that uses the map sets the
+// operand's (xd_gemm_tma_maps).
+struct tensor_map_spec {
+  bool bf16 = true;  // else f16
+  uint64_t dims[3] = {};
+  uint64_t strides[2] = {};
+  uint32_t box[3] = {};
+  int swizzle_bytes = 64;
+};
+struct tensor_map {
+  uint64_t bits[16] = {};  // CUtensorMap: 128 bytes, opaque
 };
 
 // One argument of a launch: `size` bytes at `value`, or a __local buffer of `size` bytes when
@@ -107,6 +126,13 @@ class api {
   // call's stream, returning once it is submitted.
   virtual void enqueue(const xd_kernel_call* c, const program& p, const char* entry, std::span<const kernel_arg> args,
                        const grid& g) = 0;
+  // Encodes `spec` into `out` for device `index` (device_info.matmul_tma says whether it can);
+  // false, with `out` untouched, where it cannot: an API without tensor maps (the default), or a
+  // spec the driver refuses (the caller then takes a route without them).
+  virtual bool encode_tensor_map(int32_t index, const tensor_map_spec& spec, tensor_map& out) const {
+    (void)index, (void)spec, (void)out;
+    return false;
+  }
 };
 
 api& api_of(const xd_kernel_call* c);

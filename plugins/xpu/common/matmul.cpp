@@ -172,6 +172,33 @@ void run_skinny(const xd_kernel_call* c, const gemm_call& call, const program& p
   }
 }
 
+// xd_gemm_wgmma_tma: the call's two tensor maps written into 256 bytes of workspace by
+// xd_gemm_tma_maps, then the tiles. False, with nothing launched, where a map cannot be encoded
+// (the driver refuses the shape or strides) or the workspace is short: the caller packs instead.
+bool run_tma(const xd_kernel_call* c, const gemm_call& call, const program& prog, const gemm_plan& plan) {
+  const gemm_args& g = call.args;
+  const auto [spec_a, spec_b] = tma_specs(g, call.out->dtype == XD_DTYPE_BF16, plan.b_rows_k);
+  tensor_map map_a, map_b;
+  if (!api_of(c).encode_tensor_map(c->device, spec_a, map_a) || !api_of(c).encode_tensor_map(c->device, spec_b, map_b))
+    return false;
+  const std::optional<plugin::scratch> space = plugin::try_workspace(c, 256 + 128);
+  if (!space) return false;
+  // The maps at a 128-byte boundary of the workspace (tensormap.replace's alignment).
+  const int64_t maps0 = static_cast<int64_t>((space->offset + 127) / 128 * 128 / 8);
+  launch m(c, prog, "xd_gemm_tma_maps");
+  m.buffer(space->handle).value(maps0).value(map_a).value(map_b).buffer(*call.a).buffer(*call.b).value(g.a_off);
+  m.value(g.b_off);
+  m.run(grid::of_items(1));
+  const int32_t b_mn = plan.b_rows_k ? 1 : 0;
+  for (const gemm_launch& l : plan.launches) {
+    launch k(c, prog, plan.entry);
+    k.buffer(*call.out).buffer(space->handle).value(maps0).buffer(*call.input).value(g).value(l.row0);
+    k.value(l.batch0).value(b_mn);
+    k.run(grid::of_groups(3, plan.local, l.groups));
+  }
+  return true;
+}
+
 }  // namespace
 
 std::optional<plugin::scratch> packed_workspace(const xd_kernel_call* c, int64_t chunks, int64_t steps) {
@@ -197,7 +224,7 @@ int64_t skinny_part_floats(const gemm_args& g, const gemm_plan& p) {
 }
 
 gemm_plan plan_gemm(const gemm_args& g, int64_t wg, int64_t max_groups_yz, bool mma, bool async_f32, bool packed,
-                    bool wgmma, int64_t compute_units) {
+                    bool wgmma, int64_t compute_units, bool tma) {
   gemm_plan p;
   if (g.batch == 0 || g.m == 0 || g.n == 0) return p;
   const nv_kernel nv = nv_kernel_for(g, mma, async_f32);
@@ -249,16 +276,46 @@ gemm_plan plan_gemm(const gemm_args& g, int64_t wg, int64_t max_groups_yz, bool 
     p.local[0] = nv.local;
     p.local[1] = p.local[2] = 1;
     p.entry = nv.entry;
-    if (packed && g.m >= kPackedMin && g.n >= kPackedMin) {
+    const bool by_maps = packed && wgmma && tma && g.m >= kTmaMin && g.n >= kTmaMin;
+    if (by_maps || (packed && g.m >= kPackedMin && g.n >= kPackedMin)) {
       p.packed = true;
       p.unpacked_entry = nv.entry;
       p.b_rows_k = nv.nn;
       p.wgmma = wgmma;
-      p.entry = wgmma ? "xd_gemm_wgmma_packed" : nv.nn ? "xd_gemm_mma_packed_nn" : "xd_gemm_mma_packed_nt";
+      p.tma = by_maps;
+      p.entry = p.tma   ? "xd_gemm_wgmma_tma"
+                : wgmma ? "xd_gemm_wgmma_packed"
+                : nv.nn ? "xd_gemm_mma_packed_nn"
+                        : "xd_gemm_mma_packed_nt";
     }
   }
   p.launches = cut_grid(g, p.tile, p.tile, max_groups_yz);
   return p;
+}
+
+std::pair<tensor_map_spec, tensor_map_spec> tma_specs(const gemm_args& g, bool bf16, bool b_mn) {
+  // Strides in bytes; a batch of one steps past its whole matrix, which no copy reaches.
+  const auto batch_stride = [&g](int64_t stride, int64_t rows, int64_t row_stride) {
+    return static_cast<uint64_t>(g.batch > 1 ? stride : rows * row_stride) * 2;
+  };
+  tensor_map_spec a;
+  a.bf16 = bf16;
+  a.dims[0] = static_cast<uint64_t>(g.k), a.dims[1] = static_cast<uint64_t>(g.m),
+  a.dims[2] = static_cast<uint64_t>(g.batch);
+  a.strides[0] = static_cast<uint64_t>(g.a_m) * 2, a.strides[1] = batch_stride(g.a_b, g.m, g.a_m);
+  a.box[0] = 32, a.box[1] = 128, a.box[2] = 1;
+  a.swizzle_bytes = 64;
+  tensor_map_spec b = a;
+  if (b_mn) {
+    b.dims[0] = static_cast<uint64_t>(g.n), b.dims[1] = static_cast<uint64_t>(g.k);
+    b.strides[0] = static_cast<uint64_t>(g.b_k) * 2, b.strides[1] = batch_stride(g.b_b, g.k, g.b_k);
+    b.box[0] = 64, b.box[1] = 32;
+    b.swizzle_bytes = 128;
+  } else {
+    b.dims[1] = static_cast<uint64_t>(g.n);
+    b.strides[0] = static_cast<uint64_t>(g.b_n) * 2, b.strides[1] = batch_stride(g.b_b, g.n, g.b_n);
+  }
+  return {a, b};
 }
 
 int dpas_sub_group_size(std::span<const int64_t> sizes) {
@@ -333,8 +390,9 @@ xd_status run_matmul(const xd_kernel_call* c) {
     const device_info& dev = device_of(c);
     const bool mma = dev.matmul_mma && (call.out->dtype == XD_DTYPE_F16 || call.out->dtype == XD_DTYPE_BF16);
     const bool async_f32 = dev.matmul_mma && call.out->dtype == XD_DTYPE_F32;
-    const gemm_plan plan = plan_gemm(call.args, dev.work_group, std::min(dev.max_groups[1], dev.max_groups[2]), mma,
-                                     async_f32, mma && dev.matmul_packed, dev.matmul_wgmma, dev.compute_units);
+    const gemm_plan plan =
+        plan_gemm(call.args, dev.work_group, std::min(dev.max_groups[1], dev.max_groups[2]), mma, async_f32,
+                  mma && dev.matmul_packed, dev.matmul_wgmma, dev.compute_units, dev.matmul_tma);
     const program prog{"matmul", call.out->dtype};
     if (plan.nv_skinny) {
       run_skinny(c, call, prog, plan);
@@ -345,6 +403,12 @@ xd_status run_matmul(const xd_kernel_call* c) {
       return;
     }
     const gemm_args& g = call.args;
+    if (plan.tma && run_tma(c, call, prog, plan)) return;
+    // Without maps, calls below the packed kernels' sizes run unpacked, as the plan would have had it.
+    if (g.m < kPackedMin || g.n < kPackedMin) {
+      launch_gemm(c, call, prog, plan.unpacked_entry, g, plan.local, plan.launches);
+      return;
+    }
     const gemm_pack pk = pack_of(g);
     // The workspace is about the operands' size again; without it the unpacked kernel computes the
     // same bits.
@@ -368,8 +432,10 @@ xd_status run_matmul(const xd_kernel_call* c) {
     pack(a0, *call.a, g.a_off, g.a_m, g.a_b, g.m, pk.a_tiles, pk.a_chunks, 0);
     pack(b0, *call.b, g.b_off, plan.b_rows_k ? g.b_k : g.b_n, g.b_b, g.n, pk.b_tiles, pk.b_chunks,
          plan.b_rows_k ? 1 : 0);
+    // The tensor-map plan's packed twin where its maps could not be made (run_tma).
+    const char* entry = plan.tma ? "xd_gemm_wgmma_packed" : plan.entry;
     for (const gemm_launch& l : plan.launches) {
-      launch k(c, prog, plan.entry);
+      launch k(c, prog, entry);
       k.buffer(*call.out).buffer(ws.handle).buffer(ws.handle).buffer(*call.input).value(g).value(l.row0);
       k.value(l.batch0).value(a0).value(b0);
       k.run(grid::of_groups(3, plan.local, l.groups));

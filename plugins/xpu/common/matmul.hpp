@@ -9,10 +9,13 @@
 #include <xd/plugin.hpp>
 #include <xd/plugin_abi.h>
 
+#include "launcher.hpp"
+
 #include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace xd::xpu {
@@ -62,6 +65,10 @@ struct gemm_plan {
   // The packed form on Hopper's wgmma (xd_gemm_wgmma_packed, one kernel for both B layouts), whose
   // operands xd_gemm_pack_wgmma packs along k, B's from either layout (same counts as pack_of).
   bool wgmma = false;
+  // ... with the stages read where the operands are, by tensor-map copies (xd_gemm_wgmma_tma after
+  // xd_gemm_tma_maps; no packing): `entry` names it, and `b_rows_k` says B is MN-major for it. Where
+  // a map cannot be encoded, run_matmul takes the packed route (xd_gemm_wgmma_packed) instead.
+  bool tma = false;
   // xd_gemm_mma_stream_* / xd_gemm_async_skinny* (NVIDIA's gemvs, `nv_skinny`): k is split over
   // `splits` work-groups along dimension 1 of each launch, whose f32 sums (16 rows x n for each
   // split and batch of a launch, skinny_part_floats) xd_gemm_skinny_reduce adds in split order;
@@ -82,6 +89,9 @@ gemm_pack pack_of(const gemm_args& g);
 // on an H200 with wgmma, bf16 at 512 rows gained on one of its shapes what it lost on the other
 // (docs/performance.md, "Packing four images a work-group").
 inline constexpr int64_t kPackedMin = 1024;
+// The smallest m and n that take the tensor-map kernel (xd_gemm_wgmma_tma), which packs nothing:
+// two of its 128 x 128 tiles along each.
+inline constexpr int64_t kTmaMin = 256;
 // xd_gemm_pack_wgmma's images per work-group, passed to it (it packs any count, four at a time).
 inline constexpr int64_t kPackImages = 4;
 // The workspace of a call's packed operands, `chunks` of 16 bytes in images of 256 (4 KiB), `steps`
@@ -101,13 +111,19 @@ std::optional<plugin::scratch> packed_workspace(const xd_kernel_call* c, int64_t
 // m in 2..16 takes xd_gemm_mma_stream_nn / _nt).
 // `packed`: where the tensor-core kernels are taken and m, n >= kPackedMin, their packed form
 // (xd_gemm_mma_packed_nn / _nt) instead: the device's stages are filled by bulk copies (Hopper);
-// with `wgmma` as well, xd_gemm_wgmma_packed (the same tiles and stages on wgmma).
+// with `wgmma` as well, xd_gemm_wgmma_packed (the same tiles and stages on wgmma); with `tma` as
+// well (the device encodes tensor maps), xd_gemm_wgmma_tma (the same, read by tensor maps).
 // `compute_units`: the device's, for NVIDIA's gemvs, which split k until about kSkinnyGroupsPerUnit
 // work-groups per unit are in flight (a decode shape has one work-group per 32, 64 or 128 columns,
 // too few to keep enough bytes in flight on a large GPU), each split at least kSkinnyMinSteps k16
 // steps, at most kSkinnyMaxSplits splits; 0: never split.
 gemm_plan plan_gemm(const gemm_args& g, int64_t wg, int64_t max_groups_yz, bool mma = false, bool async_f32 = false,
-                    bool packed = false, bool wgmma = false, int64_t compute_units = 0);
+                    bool packed = false, bool wgmma = false, int64_t compute_units = 0, bool tma = false);
+// The tensor maps of xd_gemm_wgmma_tma for `g` (f16 or bf16: `bf16`), A's then B's: {k, m, batch}
+// in boxes of {32, 128, 1} with the 64-byte swizzle; B n x k likewise, or, stored k x n (`b_mn`),
+// {n, k, batch} in boxes of {64, 32, 1} with the 128-byte swizzle. A batch of one gets a batch
+// stride past the whole matrix (the maps want a stride; it is never used).
+std::pair<tensor_map_spec, tensor_map_spec> tma_specs(const gemm_args& g, bool bf16, bool b_mn);
 inline constexpr int64_t kSkinnyGroupsPerUnit = 3;
 inline constexpr int64_t kSkinnyMinSteps = 32;
 inline constexpr int64_t kSkinnyMaxSplits = 16;

@@ -8,6 +8,9 @@
 //                         work-group of one warpgroup, two wgmma.m64n128k16 per k16 step
 //                         (wgmma_common.cl: xd_wg_tile), the stages of two steps filled by
 //                         bulk copies
+//   xd_gemm_wgmma_tma     the same tiles and stages read where the operands are, by tensor-map
+//                         copies (Hopper's TMA) through maps xd_gemm_tma_maps writes first: no
+//                         packing pass, and the swizzled layouts wgmma reads fastest
 //
 // Rounding: each product and sum in f32 on the tensor core (exact products of f16/bf16 values,
 // f32 additions in the hardware's order), then alpha * acc + beta * input in f32 and one rounding
@@ -20,6 +23,20 @@
 // the same (docs/performance.md, "Two k steps a stage").
 #define XD_GW_IMAGES 2
 #define XD_GW_STAGES 3
+
+// The 128 x 128 tile's sums through the matmul epilogue (xd_gemm_store4): accumulator j of warp
+// w, lane (g, t) holds rows 16 w + g and + 8, columns 8 j + 2 t and + 1 of each 64-row half.
+inline void xd_gw_store(__global T* c, __global const T* in, const xd_gemm G, long bt, long m0, long n0,
+                        const float4* acc0, const float4* acc1) {
+  const int lane = (int)get_local_id(0) & 31, warp = (int)get_local_id(0) >> 5, g = lane >> 2, t = lane & 3;
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+#pragma unroll
+    for (int j = 0; j < 16; ++j) {
+      xd_gemm_store4(c, in, G, bt, m0 + h * 64 + warp * 16 + g, n0 + j * 8 + 2 * t, h ? acc1[j] : acc0[j]);
+    }
+  }
+}
 
 __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void xd_gemm_wgmma_packed(
     __global T* c, __global const uint4* pa, __global const uint4* pb, __global const T* in, const xd_gemm G,
@@ -34,16 +51,57 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void xd_gemm_wgmma_pac
   pa += pa0 + ((bt * ((G.m + 127) / 128) + m0 / 128) * steps) * XD_MMK_PCHUNKS;
   pb += pb0 + ((bt * ((G.n + 127) / 128) + n0 / 128) * steps) * XD_MMK_PCHUNKS;
   float4 acc0[16], acc1[16];  // rows 0-63 and 64-127 of the tile
-  xd_wg_tile(pa, pb, steps, sa, sb, bars, acc0, acc1, XD_MMK - 1, XD_GW_IMAGES, XD_GW_STAGES);  // f16 0, bf16 1
+  xd_wg_tile(pa, pb, steps, sa, sb, bars, acc0, acc1, XD_MMK - 1, XD_GW_IMAGES, XD_GW_STAGES, 0, 0, 0, 0, 0, 0,
+             0);  // f16 0, bf16 1
+  xd_gw_store(c, in, G, bt, m0, n0, acc0, acc1);
+}
 
-  const int lane = (int)get_local_id(0) & 31, warp = (int)get_local_id(0) >> 5, g = lane >> 2, t = lane & 3;
-#pragma unroll
-  for (int h = 0; h < 2; ++h) {
-#pragma unroll
-    for (int j = 0; j < 16; ++j) {
-      xd_gemm_store4(c, in, G, bt, m0 + h * 64 + warp * 16 + g, n0 + j * 8 + 2 * t, h ? acc1[j] : acc0[j]);
-    }
+// A tensor map as the CUDA driver encodes it (CUtensorMap: 128 bytes, opaque), passed by value.
+typedef struct {
+  ulong q[16];
+} xd_tmap;
+
+// Writes the call's two maps at maps + maps0 (the workspace, 128-byte aligned: A's, then B's 128
+// bytes) with their addresses set to the operands' (the host encodes them for a placeholder
+// address: it never learns where an OpenCL buffer lives), then makes them visible to the
+// tensor-map proxy. Work-item 0 does it all; any others return.
+__kernel void xd_gemm_tma_maps(__global ulong* maps, long maps0, const xd_tmap ta, const xd_tmap tb,
+                               __global const T* a, __global const T* b, long a_off, long b_off) {
+  if (get_global_id(0) != 0) return;
+  maps += maps0;
+  for (int i = 0; i < 16; ++i) {
+    maps[i] = ta.q[i];
+    maps[16 + i] = tb.q[i];
   }
+  XD_ASM volatile(XD_WGMMA_LIVE "tensormap.replace.tile.global_address.global.b1024.b64 [%0], %1;"
+                  :
+                  : "l"(maps), "l"((ulong)(a + a_off))
+                  : "memory");
+  XD_ASM volatile(XD_WGMMA_LIVE "tensormap.replace.tile.global_address.global.b1024.b64 [%0], %1;"
+                  :
+                  : "l"(maps + 16), "l"((ulong)(b + b_off))
+                  : "memory");
+  XD_ASM volatile(XD_WGMMA_LIVE "fence.proxy.tensormap::generic.release.gpu;" : : : "memory");
+}
+
+// xd_gemm_wgmma_packed's tiles with the stages read by tensor maps (wgmma_common.cl:
+// xd_wg_fill_tma): maps + maps0 as xd_gemm_tma_maps left them; `b_mn`: B stored k x n.
+__kernel __attribute__((reqd_work_group_size(128, 1, 1))) void xd_gemm_wgmma_tma(
+    __global T* c, __global const ulong* maps, long maps0, __global const T* in, const xd_gemm G, long row0,
+    long batch0, int b_mn) {
+  maps += maps0;
+  // Each stage at a multiple of 1024 bytes: the 128-byte swizzle's whole pattern.
+  __local uint4 sa[XD_GW_STAGES * XD_GW_IMAGES * XD_MMK_PCHUNKS] __attribute__((aligned(1024)));
+  __local uint4 sb[XD_GW_STAGES * XD_GW_IMAGES * XD_MMK_PCHUNKS] __attribute__((aligned(1024)));
+  __local ulong bars[XD_GW_STAGES];
+  long m0, n0;
+  xd_mmk_tile_origin(row0, &m0, &n0);
+  const long bt = batch0 + (long)get_group_id(2);
+  const int steps = (int)((G.k + 15) / 16);
+  float4 acc0[16], acc1[16];
+  xd_wg_tile(0, 0, steps, sa, sb, bars, acc0, acc1, XD_MMK - 1, XD_GW_IMAGES, XD_GW_STAGES, 1, maps, maps + 16,
+             (int)m0, (int)n0, (int)bt, b_mn);
+  xd_gw_store(c, in, G, bt, m0, n0, acc0, acc1);
 }
 
 // Packs one operand along k: image (bt, t, kt) of the operand's `tiles` tiles of 128 rows (A's m,

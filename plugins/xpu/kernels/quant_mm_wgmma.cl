@@ -23,7 +23,7 @@ inline __attribute__((always_inline)) void xd_scaled_mm_wgmma(__global uchar* c,
   const int steps = (int)((G.k + 31) / 32);
   float4 acc0[16], acc1[16];  // rows 0-63 and 64-127 of the tile
   xd_wg_tile(pa + (m0 / 128) * steps * XD_MMK_PCHUNKS, pb + (n0 / 128) * steps * XD_MMK_PCHUNKS, steps, ta, tb, bars,
-             acc0, acc1, 2 + 2 * XD_QA + b_e5m2, 1, XD_MMK_PSTAGES);  // stages of one k32 step
+             acc0, acc1, 2 + 2 * XD_QA + b_e5m2, 1, XD_MMK_PSTAGES, 0, 0, 0, 0, 0, 0, 0);  // stages of one k32 step
   const int lane = (int)get_local_id(0) & 31, warp = (int)get_local_id(0) >> 5, g = lane >> 2, t = lane & 3;
   // The scales of this work-item's 4 rows first; each column pair's scales and bias before its
   // stores (xd_qmma_scaled_store4).

@@ -33,6 +33,61 @@ inline int xd_wg_at(int r, int c) { return ((r >> 3) * 2 + c) * 8 + (r & 7); }
 inline ulong xd_wg_desc(uint addr) {
   return (ulong)((addr & 0x3FFFFu) >> 4) | ((ulong)(XD_WG_LBO >> 4) << 16) | ((ulong)(XD_WG_SBO >> 4) << 32);
 }
+// The same with a swizzle mode (bits 62-63: 1 the 128-byte swizzle, 2 the 64-byte one), for the
+// layouts tensor-map copies leave (xd_wg_fill_tma); base offset 0, every stage being aligned to the
+// swizzle's whole pattern (1024 bytes).
+inline ulong xd_wg_desc_swizzled(uint addr, uint lbo, uint sbo, uint swizzle) {
+  return (ulong)((addr & 0x3FFFFu) >> 4) | ((ulong)(lbo >> 4) << 16) | ((ulong)(sbo >> 4) << 32) |
+         ((ulong)swizzle << 62);
+}
+
+// ---------------------------------------------------------------- tensor maps (Hopper's TMA)
+// A stage of the 16-bit matmul read straight from the operands (xd_gemm_wgmma_tma): 32 k of A's
+// 128 rows and of B's 128 columns, 8 KiB each, by tensor-map copies (cp.async.bulk.tensor, sm_90)
+// completing on the stage's mbarrier. The maps (encoded by the host, their addresses set by
+// xd_gemm_tma_maps) are 3-D, the batch outermost:
+//   A, and B stored n x k (K-major): {k, rows, batch}, boxes of {32, 128, 1} in the 64-byte swizzle:
+//     row r's 64 bytes at r * 64, so 8-row groups 512 bytes apart and the second k16 step at +32;
+//   B stored k x n (MN-major, `b_mn`): {n, k, batch}, two boxes of {64, 32, 1} (columns n0 and
+//     n0 + 64) in the 128-byte swizzle: k row r of each at r * 128, the halves 4096 bytes apart,
+//     8-row groups of k 1024 apart, the second k16 step at +2048; wgmma reads it transposed.
+// Rows, columns and k past the operands' extents arrive as zeros (the maps' bounds).
+inline void xd_wg_fill_tma(uint sa_st, uint sb_st, __global const ulong* ma, __global const ulong* mb, int k0, int m0,
+                           int n0, int bt, int b_mn, uint bar) {
+  XD_ASM volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], 16384;" : : "r"(bar) : "memory");
+  XD_ASM volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];"
+      :
+      : "r"(sa_st), "l"(ma), "r"(k0), "r"(m0), "r"(bt), "r"(bar)
+      : "memory");
+  if (b_mn) {
+    XD_ASM volatile(
+        "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], "
+        "[%5];"
+        :
+        : "r"(sb_st), "l"(mb), "r"(n0), "r"(k0), "r"(bt), "r"(bar)
+        : "memory");
+    XD_ASM volatile(
+        "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], "
+        "[%5];"
+        :
+        : "r"(sb_st + 4096u), "l"(mb), "r"(n0 + 64), "r"(k0), "r"(bt), "r"(bar)
+        : "memory");
+  } else {
+    XD_ASM volatile(
+        "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], "
+        "[%5];"
+        :
+        : "r"(sb_st), "l"(mb), "r"(k0), "r"(n0), "r"(bt), "r"(bar)
+        : "memory");
+  }
+}
+// Before a work-group's first copy through maps that a kernel wrote (xd_gemm_tma_maps): the
+// tensor-map proxy sees what the generic proxy wrote there (PTX ISA 8.3).
+inline void xd_wg_maps_acquire(__global const ulong* ma, __global const ulong* mb) {
+  XD_ASM volatile(XD_WGMMA_LIVE "fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" : : "l"(ma) : "memory");
+  XD_ASM volatile(XD_WGMMA_LIVE "fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" : : "l"(mb) : "memory");
+}
 
 #define XD_WG_F4(v) "+f"(v.s0), "+f"(v.s1), "+f"(v.s2), "+f"(v.s3)
 #define XD_WG_ACC(D)                                                                                                  \
@@ -61,7 +116,9 @@ inline ulong xd_wg_desc(uint addr) {
 // image of each operand, consecutive steps 256 chunks apart) into acc0 (rows 0-63) and acc1 (rows
 // 64-127), on a work-group of one warpgroup (128 work-items). A stage is I consecutive steps of
 // each operand (I images of 4 KiB, one bulk copy each; the last stage may hold fewer), and sa, sb
-// hold S stages (S * I * 256 chunks each; bars S mbarriers). Work-item 0 fills the stages, S - 1
+// hold S stages (S * I * 256 chunks each; bars S mbarriers). With `tma` (16-bit types, I = 2), the
+// stages come from the tensor maps ma, mb instead (xd_wg_fill_tma: the tile at rows m0, columns
+// n0 of batch bt; `b_mn`: B stored k x n), read through swizzled descriptors; pa and pb are unused. Work-item 0 fills the stages, S - 1
 // ahead; per stage, after its mbarrier, 2 I wgmma left in flight while the previous stage's buffer
 // is refilled. `kind`, the operands' types: 0 f16, 1 bf16, 2 + 2 a_e5m2 + b_e5m2 fp8; kind, I and
 // S are constants after inlining. A packed step is 32 bytes of k either way: 16 of a 16-bit type,
@@ -71,18 +128,24 @@ inline ulong xd_wg_desc(uint addr) {
 inline __attribute__((always_inline)) void xd_wg_tile(__global const uint4* pa, __global const uint4* pb, int steps,
                                                       __local uint4* sa, __local uint4* sb, __local ulong* bars,
                                                       float4* acc0, float4* acc1, const int kind, const int I,
-                                                      const int S) {
+                                                      const int S, const int tma, __global const ulong* ma,
+                                                      __global const ulong* mb, int m0, int n0, int bt, int b_mn) {
   const int tid = (int)get_local_id(0);
   const uint sa0 = xd_mmk_shared(sa), sb0 = xd_mmk_shared(sb), bar0 = (uint)(ulong)bars;
   const uint image_bytes = XD_MMK_PCHUNKS * 16u, stage_bytes = (uint)I * image_bytes;
   const int stages = (steps + I - 1) / I;
   if (tid == 0) xd_mmk_bar_init(bar0, S);
+  if (tma && tid == 0) xd_wg_maps_acquire(ma, mb);
   barrier(CLK_LOCAL_MEM_FENCE);
 #pragma unroll
   for (int s = 0; s < S - 1; ++s)
-    if (s < stages && tid == 0)
-      xd_mmk_bulk_stage(sa0 + s * stage_bytes, sb0 + s * stage_bytes, pa + s * I * XD_MMK_PCHUNKS,
-                        pb + s * I * XD_MMK_PCHUNKS, bar0 + 8u * s, (uint)min(I, steps - s * I) * image_bytes);
+    if (s < stages && tid == 0) {
+      if (tma)
+        xd_wg_fill_tma(sa0 + s * stage_bytes, sb0 + s * stage_bytes, ma, mb, s * 32, m0, n0, bt, b_mn, bar0 + 8u * s);
+      else
+        xd_mmk_bulk_stage(sa0 + s * stage_bytes, sb0 + s * stage_bytes, pa + s * I * XD_MMK_PCHUNKS,
+                          pb + s * I * XD_MMK_PCHUNKS, bar0 + 8u * s, (uint)min(I, steps - s * I) * image_bytes);
+    }
 #pragma unroll
   for (int j = 0; j < 16; ++j) acc0[j] = acc1[j] = (float4)(0.0f);
 
@@ -94,6 +157,24 @@ inline __attribute__((always_inline)) void xd_wg_tile(__global const uint4* pa, 
 #pragma unroll
     for (int i = 0; i < I; ++i) {
       if (i < images) {
+        if (tma) {
+          // xd_wg_fill_tma's layouts: a k16 step is 32 bytes into A's 64-byte rows, and into B's
+          // (K-major) or 16 k rows of 128 bytes further (MN-major, read transposed).
+          const uint ta = sa0 + use * stage_bytes + 32u * i;
+          const ulong da0 = xd_wg_desc_swizzled(ta, 16u, 512u, 2u), da1 = xd_wg_desc_swizzled(ta + 4096u, 16u, 512u, 2u);
+          const uint tb = sb0 + use * stage_bytes + (b_mn ? 2048u : 32u) * i;
+          const ulong db = b_mn ? xd_wg_desc_swizzled(tb, 4096u, 1024u, 1u) : xd_wg_desc_swizzled(tb, 16u, 512u, 2u);
+          if (kind == 0 && b_mn) {
+            XD_WG_STEP("k16", ", 0, 1", "f16.f16");
+          } else if (kind == 0) {
+            XD_WG_STEP("k16", ", 0, 0", "f16.f16");
+          } else if (b_mn) {
+            XD_WG_STEP("k16", ", 0, 1", "bf16.bf16");
+          } else {
+            XD_WG_STEP("k16", ", 0, 0", "bf16.bf16");
+          }
+          continue;
+        }
         const uint ta = sa0 + use * stage_bytes + i * image_bytes, tb = sb0 + use * stage_bytes + i * image_bytes;
         const ulong db = xd_wg_desc(tb), da0 = xd_wg_desc(ta), da1 = xd_wg_desc(ta + 8u * XD_WG_SBO);
         if (kind == 0) {
@@ -119,8 +200,12 @@ inline __attribute__((always_inline)) void xd_wg_tile(__global const uint4* pa, 
     const int next = st + S - 1;
     if (tid == 0 && next < stages) {
       xd_mmk_proxy_fence();
-      xd_mmk_bulk_stage(sa0 + fill * stage_bytes, sb0 + fill * stage_bytes, pa + next * I * XD_MMK_PCHUNKS,
-                        pb + next * I * XD_MMK_PCHUNKS, bar0 + 8u * fill, (uint)min(I, steps - next * I) * image_bytes);
+      if (tma)
+        xd_wg_fill_tma(sa0 + fill * stage_bytes, sb0 + fill * stage_bytes, ma, mb, next * 32, m0, n0, bt, b_mn,
+                       bar0 + 8u * fill);
+      else
+        xd_mmk_bulk_stage(sa0 + fill * stage_bytes, sb0 + fill * stage_bytes, pa + next * I * XD_MMK_PCHUNKS,
+                          pb + next * I * XD_MMK_PCHUNKS, bar0 + 8u * fill, (uint)min(I, steps - next * I) * image_bytes);
     }
     use = use == S - 1 ? 0 : use + 1;
     fill = fill == S - 1 ? 0 : fill + 1;

@@ -4,6 +4,7 @@
 #include "program/program_cache.hpp"
 #include "runtime/platform.hpp"
 #include "runtime/stream.hpp"
+#include "runtime/tensor_maps.hpp"
 
 #include <string>
 
@@ -19,6 +20,9 @@ class opencl_api final : public xpu::api {
  public:
   int32_t device_count() const override { return ocl::device_count(); }
   const xpu::device_info& device(int32_t index) const override { return get_device(index).launch; }
+  bool encode_tensor_map(int32_t index, const xpu::tensor_map_spec& spec, xpu::tensor_map& out) const override {
+    return get_device(index).launch.matmul_tma && ocl::encode_tensor_map(spec, out);
+  }
 
   void enqueue(const xd_kernel_call* c, const xpu::program& p, const char* entry, std::span<const xpu::kernel_arg> args,
                const xpu::grid& g) override {
@@ -56,6 +60,7 @@ xpu::device_info launch_info(const device& d) {
   static const bool int4_mma = plugin::option_flag(option_desc(option::int4_mma));
   static const bool matmul_mma = plugin::option_flag(option_desc(option::matmul_mma));
   static const bool matmul_packed = plugin::option_flag(option_desc(option::matmul_packed));
+  static const bool matmul_tma = plugin::option_flag(option_desc(option::matmul_tma));
   static const plugin::option_value tuning = plugin::read_option(option_desc(option::int4_tuning));
   static const int64_t rms_groups = plugin::option_integer(option_desc(option::rms_backward_groups));
   xpu::device_info i;
@@ -71,6 +76,8 @@ xpu::device_info launch_info(const device& d) {
   i.matmul_mma = d.nv_mma && matmul_mma;
   i.matmul_packed = d.nv_bulk && matmul_mma && matmul_packed;
   i.matmul_wgmma = i.matmul_packed && d.nv_wgmma;
+  // Only where wgmma runs: then libcuda is this process's driver as well, opened at the first ask.
+  i.matmul_tma = i.matmul_wgmma && matmul_tma && tensor_maps_available();
   i.matmul_dpas_sg = d.dpas_sub_group;
   i.matmul_dpas_emulated = d.dpas_emulated;
   i.matmul_dpas_why = d.dpas_why.c_str();

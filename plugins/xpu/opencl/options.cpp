@@ -73,6 +73,18 @@ const xd_option_desc kOptions[] = {
      "PTX rewritten for sm_90a (probed when the plugin initialises), they run the wgmma kernels (matmul_wgmma.cl, "
      "quant_mm_wgmma.cl). Read when the plugin initialises."},
     {sizeof(xd_option_desc),
+     "XD_OPENCL_MATMUL_TMA",
+     XD_OPTION_FLAG,
+     0,
+     {},
+     {},
+     nullptr,
+     "1",
+     "0: the wgmma matmuls pack A and B into a workspace first (xd_gemm_pack_wgmma); 1: where libcuda.so.1 encodes "
+     "Hopper's tensor maps (cuTensorMapEncodeTiled), f16 and bf16 mm, addmm, bmm and baddbmm with m, n >= 1024 read "
+     "A and B where they are by tensor-map copies (xd_gemm_wgmma_tma), with no packing pass. Read when the plugin "
+     "initialises."},
+    {sizeof(xd_option_desc),
      "XD_OPENCL_MATMUL_DPAS",
      XD_OPTION_CHOICE,
      0,

@@ -17,6 +17,7 @@ enum class option {
   matmul_mma,           // XD_OPENCL_MATMUL_MMA
   matmul_packed,        // XD_OPENCL_MATMUL_PACKED
   matmul_wgmma,         // XD_OPENCL_MATMUL_WGMMA
+  matmul_tma,           // XD_OPENCL_MATMUL_TMA
   matmul_dpas,          // XD_OPENCL_MATMUL_DPAS
   int4_tuning,          // XD_OPENCL_INT4_TUNING
   rms_backward_groups,  // XD_OPENCL_RMS_BWD_GROUPS_PER_CU

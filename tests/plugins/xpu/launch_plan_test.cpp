@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace {
@@ -135,6 +136,67 @@ TEST(XpuPlanGemm, TheWgmmaKernelTakesThePackedCallsOfBothBLayoutsWhereTheDeviceH
   EXPECT_FALSE(xd::xpu::plan_gemm(dense_gemm(4096, 4096, 4096), 256, 65535, true, false, false, true).wgmma);
   EXPECT_STREQ(plan(dense_gemm(4096, 4096, 4096), false).entry, "xd_gemm_mma_packed_nn");
   EXPECT_FALSE(plan(dense_gemm(4096, 4096, 4096), false).wgmma);
+}
+
+TEST(XpuPlanGemm, TheTensorMapKernelTakesTheWgmmaCallsWhereTheDeviceEncodesMaps) {
+  const auto plan = [](const gemm_args& g, bool tma) {
+    return xd::xpu::plan_gemm(g, 256, 65535, true, false, true, true, 132, tma);
+  };
+  const xd::xpu::gemm_plan nn = plan(dense_gemm(4096, 4096, 4096), true);
+  EXPECT_STREQ(nn.entry, "xd_gemm_wgmma_tma");
+  EXPECT_TRUE(nn.tma && nn.wgmma && nn.packed && nn.b_rows_k) << "B stored k x n: MN-major for wgmma";
+  EXPECT_STREQ(nn.unpacked_entry, "xd_gemm_mma_nn");
+  EXPECT_EQ(nn.local[0], 128);
+  gemm_args g = dense_gemm(1030, 1025, 40);
+  g.b_k = 1, g.b_n = 40;
+  EXPECT_FALSE(plan(g, true).b_rows_k);
+  EXPECT_STREQ(plan(g, true).entry, "xd_gemm_wgmma_tma");
+  // Without maps, the packed wgmma kernel; and never where wgmma or the packed calls are not taken.
+  EXPECT_STREQ(plan(dense_gemm(4096, 4096, 4096), false).entry, "xd_gemm_wgmma_packed");
+  EXPECT_FALSE(plan(dense_gemm(4096, 4096, 4096), false).tma);
+  EXPECT_FALSE(xd::xpu::plan_gemm(dense_gemm(4096, 4096, 4096), 256, 65535, true, false, true, false, 132, true).tma);
+  // With no packing to pay for, from two tiles along m and n (llama_mlp's 512 tokens) on.
+  EXPECT_STREQ(plan(dense_gemm(512, 11008, 4096), true).entry, "xd_gemm_wgmma_tma");
+  EXPECT_STREQ(plan(dense_gemm(512, 11008, 4096), false).entry, "xd_gemm_mma_nn");
+  EXPECT_FALSE(plan(dense_gemm(255, 4096, 4096), true).tma);
+  EXPECT_FALSE(plan(dense_gemm(4096, 255, 4096), true).tma);
+  EXPECT_STREQ(plan(dense_gemm(16, 16384, 16384), true).entry, "xd_gemm_mma_stream_nn");
+}
+
+TEST(XpuPlanGemm, TensorMapsDescribeBothOperandsInTheBoxesTheKernelCopies) {
+  gemm_args g = dense_gemm(1040, 1032, 264);  // A 1040 x 264, B 264 x 1032, row-major
+  auto [a, b] = xd::xpu::tma_specs(g, true, true);
+  EXPECT_TRUE(a.bf16 && b.bf16);
+  EXPECT_EQ(a.dims[0], 264u);
+  EXPECT_EQ(a.dims[1], 1040u);
+  EXPECT_EQ(a.dims[2], 1u);
+  EXPECT_EQ(a.strides[0], 264u * 2);
+  EXPECT_EQ(a.strides[1], 1040u * 264 * 2) << "a batch of one steps past the matrix";
+  EXPECT_EQ(a.box[0], 32u);
+  EXPECT_EQ(a.box[1], 128u);
+  EXPECT_EQ(a.swizzle_bytes, 64);
+  // B stored k x n: n innermost, boxes of 64 columns by 32 k rows in the 128-byte swizzle.
+  EXPECT_EQ(b.dims[0], 1032u);
+  EXPECT_EQ(b.dims[1], 264u);
+  EXPECT_EQ(b.strides[0], 1032u * 2);
+  EXPECT_EQ(b.box[0], 64u);
+  EXPECT_EQ(b.box[1], 32u);
+  EXPECT_EQ(b.swizzle_bytes, 128);
+  // B stored n x k (K-major), batched with its own strides.
+  g.batch = 3;
+  g.b_k = 1, g.b_n = 264, g.b_b = 1032 * 264;
+  g.a_b = 1040 * 264;
+  std::tie(a, b) = xd::xpu::tma_specs(g, false, false);
+  EXPECT_FALSE(b.bf16);
+  EXPECT_EQ(b.dims[0], 264u);
+  EXPECT_EQ(b.dims[1], 1032u);
+  EXPECT_EQ(b.dims[2], 3u);
+  EXPECT_EQ(b.strides[0], 264u * 2);
+  EXPECT_EQ(b.strides[1], 1032u * 264 * 2);
+  EXPECT_EQ(b.box[0], 32u);
+  EXPECT_EQ(b.box[1], 128u);
+  EXPECT_EQ(b.swizzle_bytes, 64);
+  EXPECT_EQ(a.strides[1], 1040u * 264 * 2);
 }
 
 TEST(XpuPlanGemm, PackedOperandsAreWholeTilesOfWholeKStepsPerBatch) {

@@ -68,7 +68,9 @@ ptx_rewrite sm90a_ptx(std::string_view ptx) {
     r.error = "the PTX's .version directive is unreadable";
     return r;
   }
-  if (std::stoi(text.substr(v, major_end - v)) < 8) text.replace(v, minor_end - v, "8.0");
+  const int major = std::stoi(text.substr(v, major_end - v));
+  const int minor = std::stoi(text.substr(major_end + 1, minor_end - major_end - 1));
+  if (major < 8 || (major == 8 && minor < 3)) text.replace(v, minor_end - v, "8.3");
   r.changed = true;
   r.text = std::move(text);
   return r;

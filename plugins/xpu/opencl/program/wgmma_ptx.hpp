@@ -21,7 +21,8 @@ struct ptx_rewrite {
 };
 
 // Deletes every kWgmmaMarker, changes the `.target sm_90` directive to `sm_90a` (keeping the rest
-// of its line) and raises a `.version` below 8.0 (the first PTX ISA with wgmma) to 8.0. Without
+// of its line) and raises a `.version` below 8.3 to 8.3 (8.0 is the first PTX ISA with wgmma; 8.3
+// has tensormap.replace and the tensor-map proxy fences of matmul_wgmma.cl's tensor-map route). Without
 // the marker, changed is false and nothing else is looked at. With it, an error when there is no
 // `.target` directive or it names another architecture than sm_90 (sm_90a's instructions are that
 // GPU's alone), or the `.version` directive is missing or unreadable.
