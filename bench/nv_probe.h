@@ -62,6 +62,19 @@ static int first_gpu(cl_device_id* dev) {
   return 1;
 }
 
+// ---- bf16 on the host: rounded to nearest even (finite values), and back
+static uint16_t bf16_bits(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+static float bf16_value(uint16_t b) {
+  const uint32_t u = (uint32_t)b << 16;
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+
 // ---- tensor maps (cp.async.bulk.tensor): cuda.h's CUtensorMap and the enum values passed, by value
 typedef struct {
   _Alignas(64) uint64_t opaque[16];

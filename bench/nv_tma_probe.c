@@ -138,10 +138,15 @@ static const char* src =
     "  for (int i = q; i < BOX_BYTES / 16; i += 128) out[i] = tile[i];\n"
     "}\n";
 
-static uint16_t bf16_of(float f) {
-  uint32_t u;
-  memcpy(&u, &f, 4);
-  return (uint16_t)(u >> 16);  // the small integers used here are exact in bf16
+// The map of the kRows x kCols bf16 matrix at `address` with boxes of kBoxRows x kBoxCols.
+static int encode_box_map(tensor_map_encoder encode, uint64_t address, int swizzle, tensor_map* m) {
+  memset(m, 0, sizeof *m);
+  const uint64_t dims[2] = {kCols, kRows};
+  const uint64_t strides[1] = {kCols * 2};
+  const uint32_t box_dims[2] = {kBoxCols, kBoxRows};
+  const uint32_t element_strides[2] = {1, 1};
+  return encode(m, kMapBf16, 2, (void*)(uintptr_t)address, dims, strides, box_dims, element_strides, 0, swizzle,
+                kMapL2Promote128, 0);
 }
 
 static uint16_t value_at(int r, int c) { return (uint16_t)(r * 211 + c + 1); }
@@ -193,13 +198,7 @@ int main(void) {
   int failures = 0;
   for (int s = 0; s < 2; ++s) {
     tensor_map m;
-    memset(&m, 0, sizeof m);
-    const uint64_t dims[2] = {kCols, kRows};
-    const uint64_t strides[1] = {kCols * 2};
-    const uint32_t box_dims[2] = {kBoxCols, kBoxRows};
-    const uint32_t element_strides[2] = {1, 1};
-    const int rc = encode(&m, kMapBf16, 2, (void*)(uintptr_t)address, dims, strides, box_dims, element_strides, 0,
-                          swizzles[s], kMapL2Promote128, 0);
+    const int rc = encode_box_map(encode, address, swizzles[s], &m);
     printf("cuTensorMapEncodeTiled (swizzle %s) = %d\n", s ? "128B" : "none", rc);
     if (rc != 0) {
       ++failures;
@@ -234,13 +233,8 @@ int main(void) {
     cl_mem decoy =
         clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof(uint16_t) * kRows * kCols, zeros, &err);
     tensor_map m;
-    memset(&m, 0, sizeof m);
-    const uint64_t dims[2] = {kCols, kRows};
-    const uint64_t strides[1] = {kCols * 2};
-    const uint32_t box_dims[2] = {kBoxCols, kBoxRows};
+    const int rc = encode_box_map(encode, device_address(ctx, dev, queue, decoy), kMapSwizzle128, &m);
     const uint32_t element_strides[2] = {1, 1};
-    const int rc = encode(&m, kMapBf16, 2, (void*)(uintptr_t)device_address(ctx, dev, queue, decoy), dims, strides,
-                          box_dims, element_strides, 0, kMapSwizzle128, kMapL2Promote128, 0);
     clEnqueueWriteBuffer(queue, map, CL_TRUE, 0, sizeof m, &m, 0, NULL, NULL);
     cl_kernel patch = clCreateKernel(patched, "patch", &err);
     cl_kernel pbox = clCreateKernel(patched, "box", &err);
@@ -269,9 +263,9 @@ int main(void) {
     uint16_t ha[64 * 32], hb_k[128 * 32], hb_mn[32 * 128];
     float want[64 * 128], got_d[64 * 128];
     for (int m = 0; m < 64; ++m)
-      for (int k = 0; k < 32; ++k) ha[m * 32 + k] = bf16_of((float)((m * 7 + k * 3) % 9 - 4));
+      for (int k = 0; k < 32; ++k) ha[m * 32 + k] = bf16_bits((float)((m * 7 + k * 3) % 9 - 4));
     for (int n = 0; n < 128; ++n)
-      for (int k = 0; k < 32; ++k) hb_k[n * 32 + k] = hb_mn[k * 128 + n] = bf16_of((float)((n * 5 + k) % 7 - 3));
+      for (int k = 0; k < 32; ++k) hb_k[n * 32 + k] = hb_mn[k * 128 + n] = bf16_bits((float)((n * 5 + k) % 7 - 3));
     for (int m = 0; m < 64; ++m)
       for (int n = 0; n < 128; ++n) {
         float acc = 0;
