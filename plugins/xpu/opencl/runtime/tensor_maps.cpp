@@ -25,13 +25,10 @@ using ctx_set_fn = int (*)(void*);
 struct cuda_driver {
   encode_fn encode = nullptr;
   ctx_set_fn set_current = nullptr;
-  int (*init)(unsigned) = nullptr;
-  int (*device_get)(int*, int) = nullptr;
-  int (*retain)(void**, int) = nullptr;
+  void* context = nullptr;
   std::string why;
 };
 
-// The library and its entry points: opened once, when the plugin describes a wgmma device.
 const cuda_driver& driver() {
   static const cuda_driver d = [] {
     cuda_driver r;
@@ -40,33 +37,29 @@ const cuda_driver& driver() {
       r.why = "libcuda.so.1 is not loadable";
       return r;
     }
-    r.init = reinterpret_cast<int (*)(unsigned)>(dlsym(lib, "cuInit"));
-    r.device_get = reinterpret_cast<int (*)(int*, int)>(dlsym(lib, "cuDeviceGet"));
-    r.retain = reinterpret_cast<int (*)(void**, int)>(dlsym(lib, "cuDevicePrimaryCtxRetain"));
+    const auto init = reinterpret_cast<int (*)(unsigned)>(dlsym(lib, "cuInit"));
+    const auto device_get = reinterpret_cast<int (*)(int*, int)>(dlsym(lib, "cuDeviceGet"));
+    const auto retain = reinterpret_cast<int (*)(void**, int)>(dlsym(lib, "cuDevicePrimaryCtxRetain"));
     r.set_current = reinterpret_cast<ctx_set_fn>(dlsym(lib, "cuCtxSetCurrent"));
     r.encode = reinterpret_cast<encode_fn>(dlsym(lib, "cuTensorMapEncodeTiled"));
-    if (r.init == nullptr || r.device_get == nullptr || r.retain == nullptr || r.set_current == nullptr ||
+    if (init == nullptr || device_get == nullptr || retain == nullptr || r.set_current == nullptr ||
         r.encode == nullptr) {
       r.encode = nullptr;
       r.why = "libcuda.so.1 lacks cuTensorMapEncodeTiled or the context calls";
+      return r;
+    }
+    int dev = 0;
+    int rc = init(0);
+    if (rc == 0) rc = device_get(&dev, 0);
+    if (rc == 0) rc = retain(&r.context, dev);
+    if (rc != 0) {
+      r.encode = nullptr;
+      r.why = "the CUDA driver's set-up failed (CUresult " + std::to_string(rc) + ")";
     }
     // The library stays open for the process's life: the encoder is called until exit.
     return r;
   }();
   return d;
-}
-
-// The primary context the encoder runs in, set up at the first encode (a CUDA context costs
-// device memory and start-up time, which a process that never takes the route does not pay);
-// null where that fails.
-void* encoder_context(const cuda_driver& d) {
-  static void* const context = [&d]() -> void* {
-    int dev = 0;
-    void* ctx = nullptr;
-    if (d.init(0) != 0 || d.device_get(&dev, 0) != 0 || d.retain(&ctx, dev) != 0) return nullptr;
-    return ctx;
-  }();
-  return context;
 }
 
 }  // namespace
@@ -82,8 +75,7 @@ bool encode_tensor_map(const xpu::tensor_map_spec& spec, xpu::tensor_map& out) {
   if (d.encode == nullptr) return false;
   if (spec.swizzle_bytes != 64 && spec.swizzle_bytes != 128) return false;
   // The encoder reads the calling thread's current context.
-  void* const context = encoder_context(d);
-  if (context == nullptr || d.set_current(context) != 0) return false;
+  if (d.set_current(d.context) != 0) return false;
   alignas(64) uint64_t bits[16] = {};
   const uint32_t element_strides[3] = {1, 1, 1};
   const int rc = d.encode(bits, spec.bf16 ? kDataBf16 : kDataF16, 3, reinterpret_cast<void*>(kPlaceholder), spec.dims,
