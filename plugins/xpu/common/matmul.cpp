@@ -81,6 +81,11 @@ struct nv_kernel {
   int64_t local = 0;
   bool skinny = false;
   bool nn = false;  // B dense along n (else along k)
+  // The gemvs' split of k (plan_gemm): about `groups_per_unit` work-groups per compute unit, each
+  // split at least `min_steps` k16 steps, at most `max_splits` splits.
+  int64_t groups_per_unit = kSkinnyGroupsPerUnit;
+  int64_t min_steps = kSkinnyMinSteps;
+  int64_t max_splits = kSkinnyMaxSplits;
 };
 
 // The kernel for these operands (see plan_gemm), or none. `mma`: f16/bf16 on the tensor cores;
@@ -98,16 +103,19 @@ nv_kernel nv_kernel_for(const gemm_args& g, bool mma, bool async_f32) {
   if (!nn && !(g.b_k == 1 && whole(g.b_n))) return {};
   if (!skinny) return {nn ? "xd_gemm_mma_nn" : "xd_gemm_mma_nt", 128, 128, false, nn};
   // The tensor-core gemv loads B straight into its mma fragments: 64 columns a warp, 4 warps a
-  // work-group. The f32 form copies B through local memory; for wide B it takes 64 columns with
-  // four warps (its stages of 64 columns fill 40 KiB), so that A (read once per work-group) costs
-  // less per byte of B, and 32 with eight warps otherwise, for the work-groups' number. Measured:
-  // docs/performance.md, "The matmul goals on an H200; decode shapes split along k" and "B straight
-  // into the fragments".
+  // work-group. The f32 gemv for wide B streams B into registers too, 128 columns a warp, and
+  // splits k into more and shorter splits (at least 128 k, at most 64 splits) for three
+  // work-groups a unit: its 128-148 registers a work-item leave room for three on an H200 (four
+  // ran 5% faster where the compiler kept 128 registers, 18% slower where it took 132: a second
+  // wave). 85-89% of copy at 16 x 16384 x 16384 on an H200 against 66% for the local-memory
+  // pipeline, which stays for narrow B (32 columns and eight warps a work-group), where the wide
+  // one's work-groups are too few. Measured: docs/performance.md, "The matmul goals on an H200;
+  // decode shapes split along k", "B straight into the fragments" and "f32 decode streamed into
+  // registers".
   if (mma) return {nn ? "xd_gemm_mma_stream_nn" : "xd_gemm_mma_stream_nt", 256, 128, true};
-  const bool wide = g.n >= 8192;
-  return {wide ? (nn ? "xd_gemm_async_skinny64_nn" : "xd_gemm_async_skinny64_nt")
-               : (nn ? "xd_gemm_async_skinny_nn" : "xd_gemm_async_skinny_nt"),
-          wide ? 64 : 32, wide ? 128 : 256, true};
+  if (g.n >= kF32StreamMinN)
+    return {nn ? "xd_gemm_f32_stream_nn" : "xd_gemm_f32_stream_nt", 512, 128, true, nn, 3, 8, 64};
+  return {nn ? "xd_gemm_async_skinny_nn" : "xd_gemm_async_skinny_nt", 32, 256, true};
 }
 
 // The grid of tiles (tile_m rows x tile_n columns of outputs per work-group) over every batch,
@@ -244,8 +252,8 @@ gemm_plan plan_gemm(const gemm_args& g, int64_t wg, int64_t max_groups_yz, bool 
     if (nv.skinny && compute_units > 0) {
       const int64_t groups = columns * std::min(g.batch, max_yz);
       const int64_t steps = (g.k + 15) / 16;
-      p.splits = std::clamp(kSkinnyGroupsPerUnit * compute_units / groups, int64_t{1},
-                            std::clamp(steps / kSkinnyMinSteps, int64_t{1}, std::min(kSkinnyMaxSplits, max_yz)));
+      p.splits = std::clamp(nv.groups_per_unit * compute_units / groups, int64_t{1},
+                            std::clamp(steps / nv.min_steps, int64_t{1}, std::min(nv.max_splits, max_yz)));
     }
     for (int64_t b0 = 0; b0 < g.batch; b0 += max_yz) {
       gemm_launch l;

@@ -107,16 +107,18 @@ std::optional<plugin::scratch> packed_workspace(const xd_kernel_call* c, int64_t
 // along n (xd_gemm_mma_nn) or along k (xd_gemm_mma_nt), every offset and stride a multiple of 8
 // elements and the dense extents (k; n for nn) too.
 // `async_f32`: the device builds matmul_mma.cl's f32 kernels and the dtype is f32; then 2 <= m <= 16
-// with the same alignment in chunks of 4 floats takes xd_gemm_async_skinny_nn / _nt (with mma,
-// m in 2..16 takes xd_gemm_mma_stream_nn / _nt).
+// with the same alignment in chunks of 4 floats takes xd_gemm_f32_stream_nn / _nt where
+// n >= kF32StreamMinN, else xd_gemm_async_skinny_nn / _nt (with mma, m in 2..16 takes
+// xd_gemm_mma_stream_nn / _nt).
 // `packed`: where the tensor-core kernels are taken and m, n >= kPackedMin, their packed form
 // (xd_gemm_mma_packed_nn / _nt) instead: the device's stages are filled by bulk copies (Hopper);
 // with `wgmma` as well, xd_gemm_wgmma_packed (the same tiles and stages on wgmma); with `tma` as
 // well (the device encodes tensor maps), xd_gemm_wgmma_tma (the same, read by tensor maps).
 // `compute_units`: the device's, for NVIDIA's gemvs, which split k until about kSkinnyGroupsPerUnit
-// work-groups per unit are in flight (a decode shape has one work-group per 32, 64 or 128 columns,
+// work-groups per unit are in flight (a decode shape has one work-group per 32, 256 or 512 columns,
 // too few to keep enough bytes in flight on a large GPU), each split at least kSkinnyMinSteps k16
-// steps, at most kSkinnyMaxSplits splits; 0: never split.
+// steps, at most kSkinnyMaxSplits splits (the f32 stream: 8 steps, 64 splits); 0: never
+// split.
 gemm_plan plan_gemm(const gemm_args& g, int64_t wg, int64_t max_groups_yz, bool mma = false, bool async_f32 = false,
                     bool packed = false, bool wgmma = false, int64_t compute_units = 0, bool tma = false);
 // The tensor maps of xd_gemm_wgmma_tma for `g` (f16 or bf16: `bf16`), A's then B's: {k, m, batch}
@@ -127,6 +129,8 @@ std::pair<tensor_map_spec, tensor_map_spec> tma_specs(const gemm_args& g, bool b
 inline constexpr int64_t kSkinnyGroupsPerUnit = 3;
 inline constexpr int64_t kSkinnyMinSteps = 32;
 inline constexpr int64_t kSkinnyMaxSplits = 16;
+// The narrowest B (columns) the f32 gemv streams into registers (xd_gemm_f32_stream_*).
+inline constexpr int64_t kF32StreamMinN = 2048;
 // The f32 sums a split gemv launch keeps: 16 rows x n per split per batch of the launch.
 int64_t skinny_part_floats(const gemm_args& g, const gemm_plan& p);
 

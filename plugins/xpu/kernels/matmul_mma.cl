@@ -368,11 +368,11 @@ __kernel __attribute__((reqd_work_group_size(XD_MMK_PCHUNKS, 1, 1))) void xd_gem
 
 #if XD_MMK == 3
 // ---------------------------------------------------------------- f32 decode shapes (2 <= M <= 16)
-// xd_gemm_async_skinny[64]_nn / _nt: B streamed once through local memory, each warp running its
-// own cp.async pipeline with no work-group barrier, the products on the CUDA cores (f32 has no
-// tensor-core form with f32's rounding). BN columns per work-group of W warps
-// (_skinny: 32 and 8; _skinny64: 64 and 4, for wide B, where A, copied with every step, then costs
-// half as much per byte of B), lane l owning columns n0 + l + 32 h for all 16 rows; warp w takes the
+// xd_gemm_async_skinny_nn / _nt, for narrow B (wider B takes matmul_mma_stream.cl's
+// xd_gemm_f32_stream_*, whose 128 columns a warp leave narrow B's work-groups too few): B streamed
+// once through local memory, each warp running its own cp.async pipeline with no work-group
+// barrier, the products on the CUDA cores (f32 has no tensor-core form with f32's rounding). BN
+// (32) columns per work-group of W (8) warps, lane l owning columns n0 + l + 32 h for all 16 rows; warp w takes the
 // k16 steps first + w, first + w + W, ... of its split (xd_skinny_steps), two in flight (A 16 x 16
 // and B 16 x BN floats), copied by cp.async and made visible by bar.warp.sync. Each row's products
 // are summed in k order within a warp (fma), the W warps' partials added in warp order, then stored
@@ -492,8 +492,6 @@ inline void xd_gemm_async_skinny(__global T* c, __global const T* a, __global co
   }
 XD_GEMM_ASYNC_SKINNY(xd_gemm_async_skinny_nn, 0, 32, 8)
 XD_GEMM_ASYNC_SKINNY(xd_gemm_async_skinny_nt, 1, 32, 8)
-XD_GEMM_ASYNC_SKINNY(xd_gemm_async_skinny64_nn, 0, 64, 4)
-XD_GEMM_ASYNC_SKINNY(xd_gemm_async_skinny64_nt, 1, 64, 4)
 
 #endif  // f32
 

@@ -247,7 +247,7 @@ TEST(XpuPlanGemm, DecodeShapesOfTwoToSixteenRowsTakeTheTensorCoreGemvWhereAligne
   EXPECT_EQ(gemm_entry(dense_gemm(16, 16384, 16384)), "xd_gemm_skinny_m16") << "only where the device has them";
 }
 
-TEST(XpuPlanGemm, NvidiaGemvsSplitKUntilThreeWorkGroupsPerComputeUnitAreInFlight) {
+TEST(XpuPlanGemm, NvidiaGemvsSplitKUntilEnoughWorkGroupsPerComputeUnitAreInFlight) {
   const auto plan = [](const gemm_args& g, bool mma, int64_t units) {
     return xd::xpu::plan_gemm(g, 256, 65535, mma, !mma, false, false, units);
   };
@@ -258,9 +258,12 @@ TEST(XpuPlanGemm, NvidiaGemvsSplitKUntilThreeWorkGroupsPerComputeUnitAreInFlight
   ASSERT_EQ(p.launches.size(), 1u);
   EXPECT_EQ(p.launches[0].groups[1], 6);
   EXPECT_EQ(xd::xpu::skinny_part_floats(dense_gemm(16, 16384, 16384), p), 6 * 16 * 16384);
-  EXPECT_EQ(plan(dense_gemm(16, 16384, 16384), false, 132).splits, 1);  // f32: 256 groups of 64 columns
+  EXPECT_EQ(plan(dense_gemm(16, 16384, 16384), false, 132).splits, 12);  // f32: 32 groups of 512 columns
   EXPECT_EQ(plan(dense_gemm(16, 4096, 11008), true, 132).splits, 16);   // 16 groups of 256 columns: at most 16
-  EXPECT_EQ(plan(dense_gemm(16, 4096, 11008), false, 132).splits, 3);   // the f32 gemv too
+  EXPECT_EQ(plan(dense_gemm(16, 4096, 11008), false, 132).splits, 49);  // f32: 8 groups, splits of 8 steps
+  EXPECT_EQ(plan(dense_gemm(16, 1024, 11008), false, 132).splits, 12);  // narrow f32: 32 groups of 32, 3 a unit
+  EXPECT_EQ(plan(dense_gemm(16, 2048, 512), false, 132).splits, 4);     // f32 stream: each split >= 8 steps of 16
+  EXPECT_EQ(plan(dense_gemm(16, 2048, 1 << 20), false, 132).splits, 64);  // f32 stream: at most 64
   EXPECT_EQ(plan(dense_gemm(16, 64, 1024), true, 132).splits, 2);       // each split >= 32 steps of 16
   EXPECT_EQ(plan(dense_gemm(16, 64, 1 << 20), true, 132).splits, 16);   // at most 16
   EXPECT_EQ(plan(dense_gemm(16, 16384, 256), true, 132).splits, 1);     // 16 steps: none
@@ -279,19 +282,23 @@ TEST(XpuPlanGemm, NvidiaGemvsSplitKUntilThreeWorkGroupsPerComputeUnitAreInFlight
   EXPECT_EQ(xd::xpu::skinny_part_floats(dense_gemm(1, 16384, 16384), p), 0);
 }
 
-TEST(XpuPlanGemm, F32DecodeShapesTakeTheAsyncGemvWhereTheDeviceHasIt) {
+TEST(XpuPlanGemm, F32DecodeShapesStreamWideBIntoRegistersAndNarrowBThroughLocalMemory) {
   const auto f32_entry = [](const gemm_args& g) {
     return std::string(xd::xpu::plan_gemm(g, 256, 65535, false, true).entry);
   };
-  EXPECT_EQ(f32_entry(dense_gemm(16, 4096, 16384)), "xd_gemm_async_skinny_nn");
   const xd::xpu::gemm_plan wide = xd::xpu::plan_gemm(dense_gemm(16, 16384, 16384), 256, 65535, false, true);
-  EXPECT_EQ(wide.entry, std::string("xd_gemm_async_skinny64_nn"));  // wide B: 64 columns, four warps
+  EXPECT_EQ(wide.entry, std::string("xd_gemm_f32_stream_nn"));  // 128 columns a warp, four warps
   EXPECT_EQ(wide.local[0], 128);
   ASSERT_EQ(wide.launches.size(), 1u);
-  EXPECT_EQ(wide.launches[0].groups[0], 256);
+  EXPECT_EQ(wide.launches[0].groups[0], 32);
+  EXPECT_EQ(f32_entry(dense_gemm(16, 2048, 64)), "xd_gemm_f32_stream_nn");      // from kF32StreamMinN columns
+  EXPECT_EQ(f32_entry(dense_gemm(16, 2044, 4096)), "xd_gemm_async_skinny_nn");  // narrower: 32 columns, 8 warps
   EXPECT_EQ(f32_entry(dense_gemm(2, 16, 16)), "xd_gemm_async_skinny_nn");
   gemm_args g = dense_gemm(16, 4096, 11008);
   g.b_k = 1, g.b_n = 11008;
+  EXPECT_EQ(f32_entry(g), "xd_gemm_f32_stream_nt");
+  g = dense_gemm(16, 1024, 4096);
+  g.b_k = 1, g.b_n = 4096;
   EXPECT_EQ(f32_entry(g), "xd_gemm_async_skinny_nt");
   EXPECT_EQ(f32_entry(dense_gemm(1, 16384, 16384)), "xd_gemm_skinny_m1");  // one row: the gemv streams B alone
   EXPECT_EQ(f32_entry(dense_gemm(16, 4096, 4098)), "xd_gemm_skinny_m16");  // k not a multiple of 4

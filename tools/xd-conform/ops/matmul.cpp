@@ -80,6 +80,11 @@ std::vector<Dims> matmul_dims(bool quick) {
                           // work-group with one warp at work on a part of its columns, both layouts
                           {1, 16, 1040, 520},
                           {2, 7, 528, 600, Layout::contiguous, Layout::transposed},
+                          // the f32 gemv for wide B (n >= 2048, 128 columns a warp, 512 a work-group):
+                          // a fifth work-group with two lanes at work (nn), k split in two; nt with a
+                          // last half block of k and columns past n in a lane's four
+                          {1, 16, 264, 2056},
+                          {2, 5, 132, 2052, Layout::contiguous, Layout::transposed},
                           // tensor-core tiles where a device has them (f16, bf16): B dense along n
                           // (nn) or along k (nt), rows and columns past a 128 tile, k past a step of 32
                           {1, 136, 264, 200},
