@@ -43,11 +43,17 @@ typedef struct {
 #define XD_BETA(G) ((G).beta_f)
 #endif
 
-// out = alpha * acc (+ beta * input), rounded once; (i, j) in the batch `bt`.
-inline void xd_gemm_store(__global T* c, __global const T* in, const xd_gemm G, long bt, long i, long j, CT acc) {
+// alpha * acc (+ beta * input) for output (i, j) in the batch `bt`, in the compute type: the
+// epilogue's value before its one rounding.
+inline CT xd_gemm_value(__global const T* in, const xd_gemm G, long bt, long i, long j, CT acc) {
   CT v = XD_ALPHA(G) * acc;
   if (G.has_input) v += XD_BETA(G) * XD_LD(in, G.i_off + bt * G.i_b + i * G.i_m + j * G.i_n);
-  XD_ST(c, G.c_off + bt * G.c_b + i * G.c_m + j * G.c_n, v);
+  return v;
+}
+
+// out = alpha * acc (+ beta * input), rounded once; (i, j) in the batch `bt`.
+inline void xd_gemm_store(__global T* c, __global const T* in, const xd_gemm G, long bt, long i, long j, CT acc) {
+  XD_ST(c, G.c_off + bt * G.c_b + i * G.c_m + j * G.c_n, xd_gemm_value(in, G, bt, i, j, acc));
 }
 
 // matmul_dpas.cl's programs take the argument struct and the epilogue above, not the kernels below

@@ -51,9 +51,33 @@ inline void xd_mmk_wait(void) { XD_ASM volatile("cp.async.wait_group 1;" : : : "
 inline void xd_mmk_wait(void) { XD_ASM volatile("cp.async.wait_group 0;" : : : "memory"); }
 #endif
 
+// Columns col and col + 1 of row r through the matmul epilogue (xd_gemm_value, one rounding to T),
+// where they are inside the output: for f16 and bf16 as one 4-byte store where the output is
+// dense along n and the pair aligned, else element by element. The wgmma kernels store through
+// it: element stores made their bf16 11-65% slower than f16 (docs/performance.md, "Tensor-map
+// copies (TMA) from OpenCL after all").
+inline void xd_gemm_store_pair(__global T* c, __global const T* in, const xd_gemm G, long bt, long r, long col,
+                               float a0, float a1) {
+  if (r >= G.m || col >= G.n) return;
+  const int both = col + 1 < G.n;
+  const CT v0 = xd_gemm_value(in, G, bt, r, col, a0);
+  const CT v1 = both ? xd_gemm_value(in, G, bt, r, col + 1, a1) : v0;
+  const long at = G.c_off + bt * G.c_b + r * G.c_m + col * G.c_n;
+#if XD_MMK != 3
+  if (both && G.c_n == 1 && (at & 1) == 0) {
+    vstore2((ushort2)(XD_ENC(v0), XD_ENC(v1)), 0, (__global ushort*)c + at);
+    return;
+  }
+#endif
+  XD_ST(c, at, v0);
+  if (both) XD_ST(c, at + G.c_n, v1);
+}
+
 // One accumulator fragment of mma.m16n8 (and of wgmma's m64nNk16, which has its layout): v.s0, s1
 // at row r, columns col and col + 1; s2, s3 at row r + 8; each stored (xd_gemm_store) where it is
-// inside the output.
+// inside the output. The mma.sync kernels keep element stores: pairs (xd_gemm_store_pair) ran
+// their bf16 2.5% slower, f16 1% faster (docs/performance.md, "Pair stores for the mma.sync
+// kernels").
 inline void xd_gemm_store4(__global T* c, __global const T* in, const xd_gemm G, long bt, long r, long col, float4 v) {
   if (r < G.m && col < G.n) xd_gemm_store(c, in, G, bt, r, col, v.s0);
   if (r < G.m && col + 1 < G.n) xd_gemm_store(c, in, G, bt, r, col + 1, v.s1);

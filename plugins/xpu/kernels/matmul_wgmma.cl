@@ -24,31 +24,9 @@
 #define XD_GW_IMAGES 2
 #define XD_GW_STAGES 3
 
-// Columns col and col + 1 of row r through the matmul epilogue (xd_gemm_store's alpha * acc +
-// beta * input, one rounding to T): as one 4-byte store where the output is dense along n and the
-// pair aligned, else element by element. The pair store is what keeps bf16 as fast as f16 here
-// (docs/performance.md, "Tensor-map copies (TMA) from OpenCL after all").
-inline void xd_gw_store_pair(__global T* c, __global const T* in, const xd_gemm G, long bt, long r, long col, float a0,
-                             float a1) {
-  if (r >= G.m || col >= G.n) return;
-  const int both = col + 1 < G.n;
-  CT v0 = XD_ALPHA(G) * a0, v1 = XD_ALPHA(G) * a1;
-  if (G.has_input) {
-    const long i0 = G.i_off + bt * G.i_b + r * G.i_m + col * G.i_n;
-    v0 += XD_BETA(G) * XD_LD(in, i0);
-    if (both) v1 += XD_BETA(G) * XD_LD(in, i0 + G.i_n);
-  }
-  const long at = G.c_off + bt * G.c_b + r * G.c_m + col * G.c_n;
-  if (both && G.c_n == 1 && (at & 1) == 0) {
-    vstore2((ushort2)(XD_ENC(v0), XD_ENC(v1)), 0, (__global ushort*)c + at);
-    return;
-  }
-  XD_ST(c, at, v0);
-  if (both) XD_ST(c, at + G.c_n, v1);
-}
-
-// The 128 x 128 tile's sums through the epilogue: accumulator j of warp w, lane (g, t) holds rows
-// 16 w + g and + 8, columns 8 j + 2 t and + 1 of each 64-row half.
+// The 128 x 128 tile's sums through the epilogue (xd_gemm_store_pair, matmul_mma.cl): accumulator
+// j of warp w, lane (g, t) holds rows 16 w + g and + 8, columns 8 j + 2 t and + 1 of each 64-row
+// half.
 inline void xd_gw_store(__global T* c, __global const T* in, const xd_gemm G, long bt, long m0, long n0,
                         const float4* acc0, const float4* acc1) {
   const int lane = (int)get_local_id(0) & 31, warp = (int)get_local_id(0) >> 5, g = lane >> 2, t = lane & 3;
@@ -58,8 +36,8 @@ inline void xd_gw_store(__global T* c, __global const T* in, const xd_gemm G, lo
     for (int j = 0; j < 16; ++j) {
       const float4 v = h ? acc1[j] : acc0[j];
       const long r = m0 + h * 64 + warp * 16 + g, col = n0 + j * 8 + 2 * t;
-      xd_gw_store_pair(c, in, G, bt, r, col, v.s0, v.s1);
-      xd_gw_store_pair(c, in, G, bt, r + 8, col, v.s2, v.s3);
+      xd_gemm_store_pair(c, in, G, bt, r, col, v.s0, v.s1);
+      xd_gemm_store_pair(c, in, G, bt, r + 8, col, v.s2, v.s3);
     }
   }
 }
