@@ -10,6 +10,7 @@
 
 #include "test_util.hpp"
 
+#include <cmath>
 #include <cstdlib>
 #include <functional>
 #include <string>
@@ -232,6 +233,34 @@ TEST_P(FastKernels, ElementwiseMathMatchesTheReference) {
 // Outputs of 16 MiB or more are written with non-temporal stores (fast/options.cpp), narrow ones
 // straight from the vector loops; rows of an odd length start at every alignment, so the elements
 // before each row's first aligned vector take the single-store path too.
+// rms_norm_backward's fast sums are f32 (then double): where one overflows f32 (rows of gradients
+// near 1e38, groups of rows of opposite sign for dw) the kernel redoes it in double, so dx and dw
+// stay the reference's finite values rather than Inf or NaN.
+TEST_P(FastKernels, RmsNormBackwardSumsThatOverflowF32MatchTheReference) {
+  const int64_t rows = 40, n = 1027;
+  const double big = d() == Dtype::f16 ? 30000.0 : 1e38;
+  std::vector<double> gv(static_cast<size_t>(rows * n));
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < n; ++j)
+      gv[static_cast<size_t>(i * n + j)] = i < 16 ? big : i < 32 ? -big : 0.25 * static_cast<double>(j % 7);
+  const Tensor g = make(gv, {rows, n}, d());
+  const Tensor x = make(std::vector<double>(static_cast<size_t>(rows * n), 1.0), {rows, n}, d());
+  const Tensor w = make(random_values(static_cast<size_t>(n), 0.5, 1.5, d(), 16), {n}, d());
+  const auto [y, rstd] = xd::rms_norm(x, {n}, w, 1e-6);
+  Tol bt = tol(d());
+  bt.rtol *= 4;
+  expect_same(
+      "cpu.rms_norm_backward.fast",
+      [&] {
+        auto [dx, dw] = xd::rms_norm_backward(g, x, {n}, rstd, w);
+        return std::vector<Tensor>{dx, dw};
+      },
+      bt);
+  auto [dx, dw] = xd::rms_norm_backward(g, x, {n}, rstd, w);
+  for (const double v : read(dw)) EXPECT_TRUE(std::isfinite(v));
+  for (const double v : read(dx)) EXPECT_FALSE(std::isnan(v));
+}
+
 TEST_P(FastKernels, OutputsLargerThanTheCachesAreStreamedAndMatchTheReference) {
   const int64_t rows = d() == Dtype::f32 ? 1025 : 2049, n = 4099;  // >= 16 MiB in each dtype
   const Tensor x = make_values({rows, n}, true, 12);

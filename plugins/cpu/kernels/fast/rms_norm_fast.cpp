@@ -2,21 +2,28 @@
 // in front of kernels/rms_norm.cpp and kernels/rms_norm_backward.cpp, with their arithmetic (see
 // there): squares and products in f32, sums in double, rstd rounded to f32, dw accumulated per
 // fixed block of rows and the blocks added in order, so no result depends on the thread count.
+// The backward's sums are the exception: f32 fma, added in double at the end of a row (the dot)
+// or of kFoldRows rows (dw), and redone in double where the f32 sum is not finite; its dx and dw
+// share one pass over g and x. Both cut the work per element to what the memory allows
+// (docs/performance.md, "rms_norm_backward's sums in f32").
 // A row is read from memory once and revisited in L1/L2 (bf16/f16 converted in the vector loops); outputs larger than
 // the caches are written with non-temporal stores, and the next row is asked for while a row is
 // written (f32 rows of the forward, every row of the backward), so the memory reads while it writes.
 #include "kernels/fast/rows.hpp"
 #include "kernels/rms_norm.hpp"
 
+#include <array>
 #include <cmath>
 #include <limits>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace xd::cpu::fast {
 namespace {
 
 constexpr int64_t kRowBlock = 256;  // rows per dw partial, as the reference
+constexpr int64_t kFoldRows = 16;   // rows whose g*xh are summed in f32 before a partial takes them
 
 // Whether the normalized dims of `v` (from `lead` on) are one contiguous run.
 bool row_contiguous(const xd_view* v, int lead, int64_t elem) {
@@ -160,16 +167,38 @@ struct rms_norm_backward_fast {
       const int64_t grain = std::max<int64_t>(1, kElementGrain / (kRowBlock * std::max<int64_t>(n, 1)));
       parallel_for(blocks, grain, [&](int64_t begin, int64_t end) {
         stream_scope fence;
+        std::vector<float> acc(dw != nullptr ? static_cast<size_t>(n) : 0);  // g*xh of the rows held, in f32
+        std::array<std::pair<const T*, const T*>, kFoldRows> held_rows{};    // their g and x
+        std::array<float, kFoldRows> held_r{};
         for (int64_t blk = begin; blk < end; ++blk) {
           double* part = dw != nullptr ? partial.data() + blk * n : nullptr;
+          int64_t held = 0;
+          // The held rows into the block's partial: in double, from the rows again, where an f32
+          // sum overflowed.
+          auto fold = [&] {
+            if (!simd::fold_f32(acc.data(), part, n))
+              for (int64_t h = 0; h < held; ++h)
+                simd::accumulate_g_xh(held_rows[h].first, held_rows[h].second, elem_of<T>(), held_r[h], part, n);
+            held = 0;
+          };
           auto row = [&](const T* gp, const T* xp, float r, T* dxp, simd::next_rows next) {
             constexpr simd::elem e = elem_of<T>();
+            float mean = 0.0f;
             if (dx != nullptr && n > 0) {
-              const double sum = simd::dot_gw_xh(gp, xp, e, wp, r, n);
-              const float mean = static_cast<float>(sum / static_cast<double>(n));
-              simd::rms_dx(gp, xp, e, wp, r, mean, dxp, n, stream, next);
+              double sum = simd::dot_gw_xh_f32(gp, xp, e, wp, r, n);
+              if (!std::isfinite(sum)) sum = simd::dot_gw_xh(gp, xp, e, wp, r, n);
+              mean = static_cast<float>(sum / static_cast<double>(n));
+              if (part == nullptr) simd::rms_dx(gp, xp, e, wp, r, mean, dxp, n, stream, next);
             }
-            if (part != nullptr) simd::accumulate_g_xh(gp, xp, e, r, part, n);
+            if (part != nullptr) {
+              if (dx != nullptr && n > 0)
+                simd::rms_dx_accumulate(gp, xp, e, wp, r, mean, dxp, acc.data(), n, stream, next);
+              else
+                simd::accumulate_g_xh(gp, xp, e, r, acc.data(), n);
+              held_rows[held] = {gp, xp};
+              held_r[held] = r;
+              if (++held == kFoldRows) fold();
+            }
           };
           rows.for_each_run(
               {data(g), data(x), data(rstd), dx ? data(*dx) : nullptr}, blk * kRowBlock,
@@ -182,6 +211,7 @@ struct rms_norm_backward_fast {
                       *reinterpret_cast<const float*>(p[2] + i * st[2]), reinterpret_cast<T*>(p[3] + i * st[3]), next);
                 }
               });
+          if (part != nullptr && held > 0) fold();
         }
       });
       if (dw != nullptr) {

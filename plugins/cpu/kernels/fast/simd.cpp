@@ -29,34 +29,6 @@ namespace xd::cpu::simd {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// A read loop that does more than a few vector operations per cache line (promoting to double,
-// tracking a maximum) kept too few loads in flight for the hardware prefetcher alone on a Zen 1
-// (AVX2): a row sum in double read 13-15 GB/s where a plain f32 sum read 18-19, and asking for the
-// line 1 KiB ahead brought it to 19-20. On a Zen 4 (AVX-512) the same prefetches cost 10-25%
-// against the hardware prefetcher alone (docs/performance.md), so the 512-bit targets leave it to
-// the hardware. A prefetch never faults, past the end included.
-#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
-constexpr int64_t kPrefetchBytes = 0;
-#else
-constexpr int64_t kPrefetchBytes = 1024;
-#endif
-// Asks for every cache line of elements [i, i + count) kPrefetchBytes ahead: one step of a loop
-// spans 64 bytes with 256-bit vectors and 128 with 512-bit ones, where a single prefetch per step
-// left every other line to the hardware.
-template <elem E>
-HWY_INLINE void prefetch_ahead(const void* p, int64_t i, int64_t count) {
-  if constexpr (kPrefetchBytes == 0) return;
-  constexpr int64_t size = E == elem::f32 ? 4 : 2;
-  const char* at = static_cast<const char*>(p) + i * size + kPrefetchBytes;
-  for (int64_t b = 0; b < count * size; b += 64) hwy::Prefetch(at + b);
-}
-
-template <class A>
-HWY_INLINE double total(A a, A b, A c, A e) {
-  const DD dd;
-  return hn::GetLane(hn::SumOfLanes(dd, hn::Add(hn::Add(a, b), hn::Add(c, e))));
-}
-
 // Sum over x (elements E) of f(v) for each loaded half-vector (f32 lanes), in double; tail(x_i)
 // for the rest.
 template <elem E, class F, class G>
@@ -263,80 +235,6 @@ void ScaleWeighted(const void* HWY_RESTRICT x, elem e, float r, const float* HWY
   });
 }
 
-double DotGwXh(const void* HWY_RESTRICT g, const void* HWY_RESTRICT x, elem e, const float* HWY_RESTRICT w, float r,
-               int64_t n) {
-  return by_elem(e, [&](auto t) {
-    constexpr elem E = decltype(t)::value;
-    const DH dh;
-    const DD dd;
-    const int64_t H = static_cast<int64_t>(hn::Lanes(dh));
-    const auto vr = hn::Set(dh, r);
-    auto a0 = hn::Zero(dd), a1 = hn::Zero(dd);
-    auto term = [&](int64_t at) {
-      auto gw = load_as<E>(dh, g, at);
-      if (w != nullptr) gw = hn::Mul(gw, hn::LoadU(dh, w + at));
-      const auto xh = hn::Mul(load_as<E>(dh, x, at), vr);
-      return hn::Mul(hn::PromoteTo(dd, gw), hn::PromoteTo(dd, xh));
-    };
-    int64_t i = 0;
-    for (; i + 2 * H <= n; i += 2 * H) {
-      prefetch_ahead<E>(g, i, 2 * H);
-      prefetch_ahead<E>(x, i, 2 * H);
-      a0 = hn::Add(a0, term(i));
-      a1 = hn::Add(a1, term(i + H));
-    }
-    double s = total(a0, a1, hn::Zero(dd), hn::Zero(dd));
-    for (; i < n; ++i) {
-      const float gi = load_one<E>(g, i);
-      const float gw = w != nullptr ? gi * w[i] : gi;
-      s += static_cast<double>(gw) * static_cast<double>(load_one<E>(x, i) * r);
-    }
-    return s;
-  });
-}
-
-void RmsDx(const void* HWY_RESTRICT g, const void* HWY_RESTRICT x, elem e, const float* HWY_RESTRICT w, float r,
-           float mean, void* HWY_RESTRICT dx, int64_t n, bool stream, next_rows next) {
-  const DF d;
-  const auto vr = hn::Set(d, r), vm = hn::Set(d, mean);
-  by_elem(e, [&](auto t) {
-    constexpr elem E = decltype(t)::value;
-    write_row<E>(
-        d, dx, n, stream,
-        [&](int64_t i) {
-          auto gw = load_as<E>(d, g, i);
-          if (w != nullptr) gw = hn::Mul(gw, hn::LoadU(d, w + i));
-          const auto xh = hn::Mul(load_as<E>(d, x, i), vr);
-          return hn::Mul(vr, hn::Sub(gw, hn::Mul(xh, vm)));
-        },
-        [&](int64_t i) {
-          const float gi = load_one<E>(g, i);
-          const float gw = w != nullptr ? gi * w[i] : gi;
-          return r * (gw - (load_one<E>(x, i) * r) * mean);
-        },
-        next);
-  });
-}
-
-void AccumulateGXh(const void* HWY_RESTRICT g, const void* HWY_RESTRICT x, elem e, float r, double* HWY_RESTRICT part,
-                   int64_t n) {
-  by_elem(e, [&](auto t) {
-    constexpr elem E = decltype(t)::value;
-    const DH dh;
-    const DD dd;
-    const int64_t H = static_cast<int64_t>(hn::Lanes(dh));
-    const auto vr = hn::Set(dh, r);
-    int64_t i = 0;
-    // part += g*xh as a product then a sum (two roundings), as the reference accumulates.
-    for (; i + H <= n; i += H) {
-      const auto xh = hn::Mul(load_as<E>(dh, x, i), vr);
-      const auto prod = hn::Mul(hn::PromoteTo(dd, load_as<E>(dh, g, i)), hn::PromoteTo(dd, xh));
-      hn::StoreU(hn::Add(hn::LoadU(dd, part + i), prod), dd, part + i);
-    }
-    for (; i < n; ++i) part[i] += static_cast<double>(load_one<E>(g, i)) * static_cast<double>(load_one<E>(x, i) * r);
-  });
-}
-
 void Add(const void* HWY_RESTRICT a, const void* HWY_RESTRICT b, elem e, int64_t b_step, float alpha,
          void* HWY_RESTRICT y, int64_t n, bool stream) {
   const DF d;
@@ -433,9 +331,6 @@ HWY_EXPORT(ExpShifted);
 HWY_EXPORT(Scale);
 HWY_EXPORT(Subtract2);
 HWY_EXPORT(ScaleWeighted);
-HWY_EXPORT(DotGwXh);
-HWY_EXPORT(RmsDx);
-HWY_EXPORT(AccumulateGXh);
 HWY_EXPORT(Add);
 HWY_EXPORT(MulF);
 HWY_EXPORT(Convert);
@@ -480,16 +375,6 @@ void subtract2(const float* x, float a, float b, void* y, elem ey, int64_t n, bo
 }
 void scale_weighted(const void* x, elem e, float r, const float* w, void* y, int64_t n, bool stream, next_rows next) {
   HWY_DYNAMIC_DISPATCH(ScaleWeighted)(x, e, r, w, y, n, stream, next);
-}
-double dot_gw_xh(const void* g, const void* x, elem e, const float* w, float r, int64_t n) {
-  return HWY_DYNAMIC_DISPATCH(DotGwXh)(g, x, e, w, r, n);
-}
-void rms_dx(const void* g, const void* x, elem e, const float* w, float r, float mean, void* dx, int64_t n, bool stream,
-            next_rows next) {
-  HWY_DYNAMIC_DISPATCH(RmsDx)(g, x, e, w, r, mean, dx, n, stream, next);
-}
-void accumulate_g_xh(const void* g, const void* x, elem e, float r, double* part, int64_t n) {
-  HWY_DYNAMIC_DISPATCH(AccumulateGXh)(g, x, e, r, part, n);
 }
 void add(const void* a, const void* b, elem e, int64_t b_step, float alpha, void* y, int64_t n, bool stream) {
   HWY_DYNAMIC_DISPATCH(Add)(a, b, e, b_step, alpha, y, n, stream);

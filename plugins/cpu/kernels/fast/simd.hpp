@@ -5,10 +5,10 @@
 // each result once to nearest even, so a narrow row costs one pass as an f32 row does; the
 // softmax primitives work on f32 rows in L1 (softmax promotes its row once, as it revisits it).
 //
-// Accuracy: sums accumulate in double, as the reference loops do; elementwise math runs in f32 (exp with
-// max error 1 ulp, simd_exp-inl.h). Results can differ from the reference in the last bits, never in NaN/Inf
-// positions; xd-conform checks both against each other.
-// Thread safety: every function is pure on its arguments.
+// Accuracy: sums accumulate in double, as the reference loops do (rms_norm_backward's: in f32, then
+// double; see there); elementwise math runs in f32 (exp with max error 1 ulp, simd_exp-inl.h). Results can differ from
+// the reference in the last bits, never in NaN/Inf positions; xd-conform checks both against each other. Thread safety:
+// every function is pure on its arguments.
 #pragma once
 
 #include <cstddef>
@@ -57,13 +57,28 @@ struct next_rows {
 // y[i] = (x[i] * r) * w[i], or x[i] * r without a weight (w == nullptr).
 void scale_weighted(const void* x, elem e, float r, const float* w, void* y, int64_t n, bool stream = false,
                     next_rows next = {});
+// rms_norm_backward's sums: the reference's double ones (dot_gw_xh, accumulate_g_xh into double),
+// and f32 fma ones added in double only at the end of a row (the dot) or of a few rows (dw's
+// partials: fold_f32), which stay within xd-conform's tolerance of the double ones and take the
+// double promotions out of the per-element work; the caller redoes a sum in double where the f32
+// one is not finite (an overflow the double sum need not have).
 // Sum over i of double(g[i]*w[i]) * double(x[i]*r) (w == nullptr: g[i]), in double.
 double dot_gw_xh(const void* g, const void* x, elem e, const float* w, float r, int64_t n);
+// The same sum by f32 fma in four vector accumulators, their lanes added in double.
+double dot_gw_xh_f32(const void* g, const void* x, elem e, const float* w, float r, int64_t n);
 // dx[i] = r * (g[i]*w[i] - (x[i]*r) * mean).
 void rms_dx(const void* g, const void* x, elem e, const float* w, float r, float mean, void* dx, int64_t n,
             bool stream = false, next_rows next = {});
 // part[i] += double(g[i]) * double(x[i]*r).
 void accumulate_g_xh(const void* g, const void* x, elem e, float r, double* part, int64_t n);
+// acc[i] = fma(g[i], x[i]*r, acc[i]) in f32.
+void accumulate_g_xh(const void* g, const void* x, elem e, float r, float* acc, int64_t n);
+// rms_dx and the f32 accumulate_g_xh in one pass over g and x.
+void rms_dx_accumulate(const void* g, const void* x, elem e, const float* w, float r, float mean, void* dx, float* acc,
+                       int64_t n, bool stream = false, next_rows next = {});
+// Where every acc[i] is finite, part[i] += double(acc[i]), and true; else part unchanged, and false.
+// acc is zeroed either way.
+bool fold_f32(float* acc, double* part, int64_t n);
 
 // ---- pointwise over contiguous runs of element type e; b_step 0 broadcasts b[0]
 void add(const void* a, const void* b, elem e, int64_t b_step, float alpha, void* y, int64_t n,
