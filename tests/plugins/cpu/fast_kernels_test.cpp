@@ -68,6 +68,21 @@ void expect_same(const std::string& fast, const std::function<std::vector<Tensor
   }
 }
 
+// rms_norm_backward(g, x) over rows of n, with x's rstd from rms_norm, through the fast kernel and
+// the reference (the sums' order differs: 4x the dtype's rtol).
+void expect_backward_same(const Tensor& g, const Tensor& x, const Tensor& w, int64_t n, Dtype d) {
+  const auto [y, rstd] = xd::rms_norm(x, {n}, w, 1e-6);
+  Tol bt = tol(d);
+  bt.rtol *= 4;
+  expect_same(
+      "cpu.rms_norm_backward.fast",
+      [&] {
+        auto [dx, dw] = xd::rms_norm_backward(g, x, {n}, rstd, w);
+        return std::vector<Tensor>{dx, dw};
+      },
+      bt);
+}
+
 class FastKernels : public ::testing::TestWithParam<Dtype> {
  protected:
   void SetUp() override {
@@ -111,16 +126,7 @@ TEST_P(FastKernels, RmsNormForwardAndBackwardMatchTheReference) {
           return std::vector<Tensor>{y, rstd};
         },
         tol(d()));
-    const auto [y, rstd] = xd::rms_norm(x, {1027}, w, 1e-6);
-    Tol bt = tol(d());
-    bt.rtol *= 4;
-    expect_same(
-        "cpu.rms_norm_backward.fast",
-        [&] {
-          auto [dx, dw] = xd::rms_norm_backward(g, x, {1027}, rstd, w);
-          return std::vector<Tensor>{dx, dw};
-        },
-        bt);
+    expect_backward_same(g, x, w, 1027, d());
   }
 }
 
@@ -246,16 +252,8 @@ TEST_P(FastKernels, RmsNormBackwardSumsThatOverflowF32MatchTheReference) {
   const Tensor g = make(gv, {rows, n}, d());
   const Tensor x = make(std::vector<double>(static_cast<size_t>(rows * n), 1.0), {rows, n}, d());
   const Tensor w = make(random_values(static_cast<size_t>(n), 0.5, 1.5, d(), 16), {n}, d());
+  expect_backward_same(g, x, w, n, d());
   const auto [y, rstd] = xd::rms_norm(x, {n}, w, 1e-6);
-  Tol bt = tol(d());
-  bt.rtol *= 4;
-  expect_same(
-      "cpu.rms_norm_backward.fast",
-      [&] {
-        auto [dx, dw] = xd::rms_norm_backward(g, x, {n}, rstd, w);
-        return std::vector<Tensor>{dx, dw};
-      },
-      bt);
   auto [dx, dw] = xd::rms_norm_backward(g, x, {n}, rstd, w);
   for (const double v : read(dw)) EXPECT_TRUE(std::isfinite(v));
   for (const double v : read(dx)) EXPECT_FALSE(std::isnan(v));
@@ -282,16 +280,7 @@ TEST_P(FastKernels, OutputsLargerThanTheCachesAreStreamedAndMatchTheReference) {
         return std::vector<Tensor>{y, rstd};
       },
       tol(d()));
-  const auto [y, rstd] = xd::rms_norm(x, {n}, w, 1e-6);
-  Tol bt = tol(d());
-  bt.rtol *= 4;
-  expect_same(
-      "cpu.rms_norm_backward.fast",
-      [&] {
-        auto [dx, dw] = xd::rms_norm_backward(b, x, {n}, rstd, w);
-        return std::vector<Tensor>{dx, dw};
-      },
-      bt);
+  expect_backward_same(b, x, w, n, d());
   for (const Dtype to : {Dtype::f32, Dtype::f16, Dtype::bf16})
     if (to != d())
       expect_same(

@@ -88,33 +88,12 @@ double DotGwXhF32(const void* HWY_RESTRICT g, const void* HWY_RESTRICT x, elem e
   });
 }
 
-void RmsDx(const void* HWY_RESTRICT g, const void* HWY_RESTRICT x, elem e, const float* HWY_RESTRICT w, float r,
-           float mean, void* HWY_RESTRICT dx, int64_t n, bool stream, next_rows next) {
-  const DF d;
-  const auto vr = hn::Set(d, r), vm = hn::Set(d, mean);
-  by_elem(e, [&](auto t) {
-    constexpr elem E = decltype(t)::value;
-    write_row<E>(
-        d, dx, n, stream,
-        [&](int64_t i) {
-          auto gw = load_as<E>(d, g, i);
-          if (w != nullptr) gw = hn::Mul(gw, hn::LoadU(d, w + i));
-          const auto xh = hn::Mul(load_as<E>(d, x, i), vr);
-          return hn::Mul(vr, hn::Sub(gw, hn::Mul(xh, vm)));
-        },
-        [&](int64_t i) {
-          const float gi = load_one<E>(g, i);
-          const float gw = w != nullptr ? gi * w[i] : gi;
-          return r * (gw - (load_one<E>(x, i) * r) * mean);
-        },
-        next);
-  });
-}
-
-// RmsDx, and acc[i] = fma(g[i], x[i]*r, acc[i]) in the same pass over g and x.
-void RmsDxAccumulate(const void* HWY_RESTRICT g, const void* HWY_RESTRICT x, elem e, const float* HWY_RESTRICT w,
-                     float r, float mean, void* HWY_RESTRICT dx, float* HWY_RESTRICT acc, int64_t n, bool stream,
-                     next_rows next) {
+// dx[i] = r * (g[i]*w[i] - xh * mean) with xh = x[i]*r, and with Acc acc[i] = fma(g[i], xh, acc[i])
+// in the same pass.
+template <bool Acc>
+HWY_INLINE void rms_dx_row(const void* HWY_RESTRICT g, const void* HWY_RESTRICT x, elem e, const float* HWY_RESTRICT w,
+                           float r, float mean, void* HWY_RESTRICT dx, float* HWY_RESTRICT acc, int64_t n, bool stream,
+                           next_rows next) {
   const DF d;
   const auto vr = hn::Set(d, r), vm = hn::Set(d, mean);
   by_elem(e, [&](auto t) {
@@ -125,18 +104,29 @@ void RmsDxAccumulate(const void* HWY_RESTRICT g, const void* HWY_RESTRICT x, ele
           const auto gv = load_as<E>(d, g, i);
           const auto gw = w != nullptr ? hn::Mul(gv, hn::LoadU(d, w + i)) : gv;
           const auto xh = hn::Mul(load_as<E>(d, x, i), vr);
-          hn::StoreU(hn::MulAdd(gv, xh, hn::LoadU(d, acc + i)), d, acc + i);
+          if constexpr (Acc) hn::StoreU(hn::MulAdd(gv, xh, hn::LoadU(d, acc + i)), d, acc + i);
           return hn::Mul(vr, hn::Sub(gw, hn::Mul(xh, vm)));
         },
         [&](int64_t i) {
           const float gi = load_one<E>(g, i);
           const float gw = w != nullptr ? gi * w[i] : gi;
           const float xh = load_one<E>(x, i) * r;
-          acc[i] = std::fma(gi, xh, acc[i]);
+          if constexpr (Acc) acc[i] = std::fma(gi, xh, acc[i]);
           return r * (gw - xh * mean);
         },
         next);
   });
+}
+
+void RmsDx(const void* HWY_RESTRICT g, const void* HWY_RESTRICT x, elem e, const float* HWY_RESTRICT w, float r,
+           float mean, void* HWY_RESTRICT dx, int64_t n, bool stream, next_rows next) {
+  rms_dx_row<false>(g, x, e, w, r, mean, dx, nullptr, n, stream, next);
+}
+
+void RmsDxAccumulate(const void* HWY_RESTRICT g, const void* HWY_RESTRICT x, elem e, const float* HWY_RESTRICT w,
+                     float r, float mean, void* HWY_RESTRICT dx, float* HWY_RESTRICT acc, int64_t n, bool stream,
+                     next_rows next) {
+  rms_dx_row<true>(g, x, e, w, r, mean, dx, acc, n, stream, next);
 }
 
 void AccumulateGXhF32(const void* HWY_RESTRICT g, const void* HWY_RESTRICT x, elem e, float r, float* HWY_RESTRICT acc,
