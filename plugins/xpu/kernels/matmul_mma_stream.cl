@@ -35,11 +35,12 @@
 #if defined(XD_NV_MMA) && XD_CLASS == 1
 #define XD_MMR_WARPS 4  // xpu::plan_gemm launches work-groups of 32 * XD_MMR_WARPS work-items
 
-#if XD_MMK == 1 || XD_MMK == 2
-
+// The 16 bytes at p, or zeros outside the matrix.
 inline uint4 xd_mmr_load(__global const T* p, int inside) {
   return inside ? *(__global const uint4*)p : (uint4)(0u);
 }
+
+#if XD_MMK == 1 || XD_MMK == 2
 
 // The fragment register of tile j (column 8 g + j) for the rows k and k + 1 loaded as x and y:
 // column j's halves of both, row k low.
@@ -138,10 +139,6 @@ XD_GEMM_MMA_STREAM(xd_gemm_mma_stream_nt, 1)
 // The host takes it for operands whose offsets, strides and dense extents are multiples of 4
 // floats, so every 16-byte load is aligned and wholly inside or outside the matrix.
 
-inline float4 xd_f32s_load(__global const float* p, int inside) {
-  return inside ? *(__global const float4*)p : (float4)(0.0f);
-}
-
 // The 8 x 4 floats of B a lane takes for the block at k0 (nn: b[j] is row k0 + j; nt: b[2 c + h]
 // is column c's k0 + 4 h .. + 3).
 inline void xd_f32s_fetch(float4* bv, __global const float* bp, const xd_gemm G, long k0, int col_in, const int NT) {
@@ -149,9 +146,9 @@ inline void xd_f32s_fetch(float4* bv, __global const float* bp, const xd_gemm G,
   for (int j = 0; j < 8; ++j) {
     if (NT) {
       const int c = j >> 1, h = j & 1;
-      bv[j] = xd_f32s_load(bp + 32 * c * G.b_n + k0 + 4 * h, (col_in >> c & 1) && k0 + 4 * h < G.k);
+      bv[j] = as_float4(xd_mmr_load(bp + 32 * c * G.b_n + k0 + 4 * h, (col_in >> c & 1) && k0 + 4 * h < G.k));
     } else {
-      bv[j] = xd_f32s_load(bp + (k0 + j) * G.b_k, col_in && k0 + j < G.k);
+      bv[j] = as_float4(xd_mmr_load(bp + (k0 + j) * G.b_k, col_in && k0 + j < G.k));
     }
   }
 }
@@ -216,7 +213,7 @@ inline void xd_gemm_f32_stream(__global T* c, __global const T* a, __global cons
     const long k0 = (first + i) * 8;
     float4 bv[8];
     xd_f32s_fetch(bv, bp, G, k0, col_in, NT);
-    sa[lane] = xd_f32s_load(ap + k0, a_in && k0 + acol < G.k);
+    sa[lane] = as_float4(xd_mmr_load(ap + k0, a_in && k0 + acol < G.k));
     xd_warp_sync();  // the block's A is in every lane's view
     xd_f32s_block(acc, bv, sa, NT);
     xd_warp_sync();  // every lane has read it: the next block may overwrite it

@@ -16,7 +16,6 @@
 #include <cmath>
 #include <limits>
 #include <type_traits>
-#include <utility>
 #include <vector>
 
 namespace xd::cpu::fast {
@@ -168,8 +167,12 @@ struct rms_norm_backward_fast {
       parallel_for(blocks, grain, [&](int64_t begin, int64_t end) {
         stream_scope fence;
         std::vector<float> acc(dw != nullptr ? static_cast<size_t>(n) : 0);  // g*xh of the rows held, in f32
-        std::array<std::pair<const T*, const T*>, kFoldRows> held_rows{};    // their g and x
-        std::array<float, kFoldRows> held_r{};
+        struct held_row {
+          const T* g;
+          const T* x;
+          float r;
+        };
+        std::array<held_row, kFoldRows> held_rows{};  // their g, x and rstd
         for (int64_t blk = begin; blk < end; ++blk) {
           double* part = dw != nullptr ? partial.data() + blk * n : nullptr;
           int64_t held = 0;
@@ -178,7 +181,7 @@ struct rms_norm_backward_fast {
           auto fold = [&] {
             if (!simd::fold_f32(acc.data(), part, n))
               for (int64_t h = 0; h < held; ++h)
-                simd::accumulate_g_xh(held_rows[h].first, held_rows[h].second, elem_of<T>(), held_r[h], part, n);
+                simd::accumulate_g_xh(held_rows[h].g, held_rows[h].x, elem_of<T>(), held_rows[h].r, part, n);
             held = 0;
           };
           auto row = [&](const T* gp, const T* xp, float r, T* dxp, simd::next_rows next) {
@@ -195,8 +198,7 @@ struct rms_norm_backward_fast {
                 simd::rms_dx_accumulate(gp, xp, e, wp, r, mean, dxp, acc.data(), n, stream, next);
               else
                 simd::accumulate_g_xh(gp, xp, e, r, acc.data(), n);
-              held_rows[held] = {gp, xp};
-              held_r[held] = r;
+              held_rows[held] = {gp, xp, r};
               if (++held == kFoldRows) fold();
             }
           };

@@ -6,9 +6,10 @@
 // softmax primitives work on f32 rows in L1 (softmax promotes its row once, as it revisits it).
 //
 // Accuracy: sums accumulate in double, as the reference loops do (rms_norm_backward's: in f32, then
-// double; see there); elementwise math runs in f32 (exp with max error 1 ulp, simd_exp-inl.h). Results can differ from
-// the reference in the last bits, never in NaN/Inf positions; xd-conform checks both against each other. Thread safety:
-// every function is pure on its arguments.
+// double; see there); elementwise math runs in f32 (exp with max error 1 ulp, simd_exp-inl.h).
+// Results can differ from the reference in the last bits, never in NaN/Inf positions; xd-conform
+// checks both against each other.
+// Thread safety: every function is pure on its arguments.
 #pragma once
 
 #include <cstddef>
