@@ -29,10 +29,11 @@ extern const plugin::kernel_def def_scaled_dot_product_attention;
 extern const plugin::kernel_def def_conv2d;
 extern const plugin::kernel_def def_max_pool2d, def_avg_pool2d;
 extern const plugin::kernel_def def_cumsum, def_topk;
-extern const plugin::kernel_def def_copy_fast, def_add_fast, def_sub_fast, def_mul_fast;
-extern const plugin::kernel_def def_sum_fast, def_mean_fast, def_amax_fast, def_amin_fast;
+extern const plugin::kernel_def def_copy_fast, def_add_fast, def_sub_fast, def_mul_fast, def_div_fast;
+extern const plugin::kernel_def def_sum_fast, def_mean_fast, def_amax_fast, def_amin_fast, def_argmax_fast;
 extern const plugin::kernel_def def_softmax_fast, def_log_softmax_fast, def_rms_norm_fast, def_rms_norm_backward_fast;
 extern const plugin::kernel_def def_exp_fast, def_sigmoid_fast, def_silu_fast, def_tanh_fast, def_gelu_fast;
+extern const plugin::kernel_def def_log_fast, def_sqrt_fast, def_rsqrt_fast, def_relu_fast, def_neg_fast, def_abs_fast;
 #ifdef XD_CPU_HAVE_DNNL
 extern const plugin::kernel_def def_mm_dnnl, def_addmm_dnnl, def_bmm_dnnl, def_baddbmm_dnnl, def_int_mm_dnnl;
 extern const plugin::kernel_def def_mm_dnnl_f32, def_addmm_dnnl_f32, def_bmm_dnnl_f32, def_baddbmm_dnnl_f32;
@@ -56,6 +57,7 @@ const plugin::kernel_def* const kKernels[] = {
     &def_sub,
     &def_mul_fast,
     &def_mul,
+    &def_div_fast,
     &def_div,
     &def_maximum,
     &def_minimum,
@@ -66,13 +68,19 @@ const plugin::kernel_def* const kKernels[] = {
     &def_ge,
     &def_le,
     &def_where,
+    &def_neg_fast,
     &def_neg,
+    &def_abs_fast,
     &def_abs,
+    &def_relu_fast,
     &def_relu,
     &def_exp_fast,
     &def_exp,
+    &def_log_fast,
     &def_log,
+    &def_sqrt_fast,
     &def_sqrt,
+    &def_rsqrt_fast,
     &def_rsqrt,
     &def_gelu_fast,
     &def_gelu,
@@ -95,6 +103,7 @@ const plugin::kernel_def* const kKernels[] = {
     &def_amax,
     &def_amin_fast,
     &def_amin,
+    &def_argmax_fast,
     &def_argmax,
     &def_softmax_fast,
     &def_softmax,

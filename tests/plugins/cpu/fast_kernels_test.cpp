@@ -171,6 +171,11 @@ TEST_P(FastKernels, BinaryOpsMatchTheReferenceWithBroadcasting) {
         "cpu.sub.fast", [&] { return std::vector<Tensor>{xd::sub(a, col, 2.0)}; }, tol(d()));
     expect_same(
         "cpu.mul.fast", [&] { return std::vector<Tensor>{xd::mul(a, b)}; }, tol(d()));
+    // Division rounds once, as the reference: bit for bit, zeros and infinities in both operands.
+    expect_same(
+        "cpu.div.fast", [&] { return std::vector<Tensor>{xd::div(a, b)}; }, Tol{0, 0});
+    expect_same(
+        "cpu.div.fast", [&] { return std::vector<Tensor>{xd::div(a, row)}; }, Tol{0, 0});
   }
 }
 
@@ -233,6 +238,69 @@ TEST_P(FastKernels, ElementwiseMathMatchesTheReference) {
         "cpu.tanh.fast", [&] { return std::vector<Tensor>{xd::tanh(*t)}; }, tol(d()));
     expect_same(
         "cpu.gelu.fast", [&] { return std::vector<Tensor>{xd::gelu(*t, xd::GeluApproximate::tanh)}; }, tol(d()));
+    expect_same(
+        "cpu.gelu.fast", [&] { return std::vector<Tensor>{xd::gelu(*t)}; }, tol(d()));
+    expect_same(
+        "cpu.log.fast", [&] { return std::vector<Tensor>{xd::log(*t)}; }, tol(d()));
+    expect_same(
+        "cpu.log.fast", [&] { return std::vector<Tensor>{xd::log(xd::abs(*t))}; }, tol(d()));
+    expect_same(
+        "cpu.sqrt.fast", [&] { return std::vector<Tensor>{xd::sqrt(*t)}; }, Tol{0, 0});
+    expect_same(
+        "cpu.rsqrt.fast", [&] { return std::vector<Tensor>{xd::rsqrt(*t)}; }, Tol{0, 0});
+    expect_same(
+        "cpu.relu.fast", [&] { return std::vector<Tensor>{xd::relu(*t)}; }, Tol{0, 0});
+    expect_same(
+        "cpu.neg.fast", [&] { return std::vector<Tensor>{xd::neg(*t)}; }, Tol{0, 0});
+    expect_same(
+        "cpu.abs.fast", [&] { return std::vector<Tensor>{xd::abs(*t)}; }, Tol{0, 0});
+  }
+}
+
+// relu(-0) is +0 and neg/abs flip or clear only the sign, as the reference's: bit for bit, which
+// all_close (which takes -0 == +0) would not see.
+TEST_P(FastKernels, ReluNegAndAbsKeepTheReferencesSignsOfZero) {
+  std::vector<double> v(1024, -0.0);
+  for (size_t i = 0; i < v.size(); i += 2) v[i] = 0.0;
+  const Tensor x = make(v, {1024}, d());
+  for (const double y : read(xd::relu(x))) EXPECT_FALSE(std::signbit(y));
+  const std::vector<double> n = read(xd::neg(x)), a = read(xd::abs(x));
+  for (size_t i = 0; i < v.size(); ++i) {
+    EXPECT_EQ(std::signbit(n[i]), !std::signbit(v[i])) << i;
+    EXPECT_FALSE(std::signbit(a[i])) << i;
+  }
+}
+
+// argmax takes rows in blocks of 2048 (kernels/fast/argmax_fast.cpp): the first index of the
+// maximum even when a later block holds it again, the first NaN even when it is in a later block
+// than a larger value, index 0 for a row of -Inf, the first of -0 and +0, exact i64 indices.
+TEST_P(FastKernels, ArgmaxFindsTheFirstMaximumAcrossBlocks) {
+  const int64_t n = 5000;
+  std::vector<double> v = values(static_cast<size_t>(6 * n), d(), false, 18);
+  auto at = [&](int64_t row, int64_t j) -> double& { return v[static_cast<size_t>(row * n + j)]; };
+  at(0, 100) = 7.5;  // row 0: a tie in blocks 0 and 2
+  at(0, 4500) = 7.5;
+  at(1, 3000) = 7.5;  // row 1: the maximum in block 1, NaN in block 2
+  at(1, 4999) = kNaN;
+  at(1, 4998) = kNaN;
+  for (int64_t j = 0; j < n; ++j) at(2, j) = -kInf;  // row 2: all -Inf
+  for (int64_t j = 0; j < n; ++j) at(3, j) = j % 2 == 0 ? -5.0 : -6.0;
+  at(3, 2100) = -0.0;  // row 3: -0 first, then +0
+  at(3, 4000) = 0.0;
+  at(4, 4097) = kInf;  // row 4: +Inf in block 2
+  const Tensor x = make(v, {6, n}, d());
+  expect_same(
+      "cpu.argmax.fast", [&] { return std::vector<Tensor>{xd::argmax(x, 1, false)}; }, Tol{0, 0});
+  const std::vector<double> got = read(xd::argmax(x, 1, false));
+  EXPECT_EQ(got[0], 100);
+  EXPECT_EQ(got[1], 4998);
+  EXPECT_EQ(got[2], 0);
+  EXPECT_EQ(got[3], 2100);
+  EXPECT_EQ(got[4], 4097);
+  for (const bool special : {false, true}) {
+    const Tensor y = make_values({17, 4099}, special, 19);
+    expect_same(
+        "cpu.argmax.fast", [&] { return std::vector<Tensor>{xd::argmax(y, -1, true)}; }, Tol{0, 0});
   }
 }
 
@@ -317,7 +385,8 @@ TEST(FastKernelsDecline, LayoutsTheyDoNotTakeWithAReason) {
       "cpu.exp", [&] { (void)xd::exp(xt); },
       "cpu.exp.fast: takes dense tensors; strided or broadcast ones run the reference loop");
   expect_declines(
-      "cpu.gelu", [&] { (void)xd::gelu(x); }, "cpu.gelu.fast: gelu's erf form runs the reference loop (no vector erf)");
+      "cpu.argmax", [&] { (void)xd::argmax(x, 0, false); },
+      "cpu.argmax.fast: takes a dim of contiguous elements; a strided one runs the reference loop");
   expect_declines(
       "cpu.silu", [&] { (void)xd::silu(make(random_values(255, -1, 1, Dtype::f32, 14), {255}, Dtype::f32)); },
       "cpu.silu.fast: tensors under 256 elements run the reference loop");

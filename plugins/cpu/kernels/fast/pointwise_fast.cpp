@@ -1,4 +1,4 @@
-// ADD, SUB, MUL and casts among f32, f16 and bf16 (COPY) over large tensors: the fast kernels in
+// ADD, SUB, MUL, DIV and casts among f32, f16 and bf16 (COPY) over large tensors: the fast kernels in
 // front of kernels/binary.cpp and kernels/copy.cpp. The operands' innermost merged dim must be unit-stride (an operand
 // of a binary op may also be broadcast along it, stride 0): runs of it go through vector loops, f16/bf16 converted to
 // f32 in them and rounded once as the reference rounds; outputs larger than the caches use non-temporal stores. These
@@ -13,7 +13,7 @@
 
 namespace xd::cpu {
 // The reference kernels (binary.cpp, copy.cpp) small calls are handed to.
-extern const plugin::kernel_def def_add, def_sub, def_mul, def_copy;
+extern const plugin::kernel_def def_add, def_sub, def_mul, def_div, def_copy;
 }  // namespace xd::cpu
 
 namespace xd::cpu::fast {
@@ -22,7 +22,7 @@ namespace {
 constexpr int64_t kSmall = int64_t{1} << 14;      // fewer elements: the reference loop
 constexpr int64_t kSmallCopy = int64_t{1} << 15;  // fewer elements: one memcpy or cast loop
 
-enum class Op { add, sub, mul };
+enum class Op { add, sub, mul, div };
 
 bool same_shape(const xd_view& v, const xd_view& out) {
   if (v.ndim != out.ndim) return false;
@@ -97,7 +97,7 @@ float alpha_of(const xd_kernel_call* c) {
 
 template <Op K>
 const plugin::kernel_def& reference_of() {
-  return K == Op::add ? def_add : K == Op::sub ? def_sub : def_mul;
+  return K == Op::add ? def_add : K == Op::sub ? def_sub : K == Op::mul ? def_mul : def_div;
 }
 
 template <Op K>
@@ -124,6 +124,8 @@ struct binary_fast {
                          const int64_t b_step = st[2] == 0 ? 0 : 1;
                          if constexpr (K == Op::mul) {
                            simd::mul(p[1], p[2], elem_of<T>(), b_step, p[0], len, stream);
+                         } else if constexpr (K == Op::div) {
+                           simd::div(p[1], p[2], elem_of<T>(), b_step, p[0], len, stream);
                          } else {
                            simd::add(p[1], p[2], elem_of<T>(), b_step, alpha, p[0], len, stream);
                          }
@@ -209,6 +211,8 @@ extern const plugin::kernel_def def_sub_fast =
     fast::fast_kernel<fast::binary_fast<fast::Op::sub>>(XD_OP_SUB, "sub.fast", nullptr);
 extern const plugin::kernel_def def_mul_fast =
     fast::fast_kernel<fast::binary_fast<fast::Op::mul>>(XD_OP_MUL, "mul.fast", nullptr);
+extern const plugin::kernel_def def_div_fast =
+    fast::fast_kernel<fast::binary_fast<fast::Op::div>>(XD_OP_DIV, "div.fast", nullptr);
 extern const plugin::kernel_def def_copy_fast =
     fast::fast_kernel<fast::copy_fast, dtypes::all>(XD_OP_COPY, "copy.fast", nullptr);
 }  // namespace xd::cpu

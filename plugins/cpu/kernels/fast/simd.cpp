@@ -135,6 +135,28 @@ float MinF(const void* HWY_RESTRICT x, elem e, int64_t n) {
   return by_elem(e, [&](auto t) { return Extreme<false, decltype(t)::value>(x, n); });
 }
 
+template <elem E>
+int64_t FindFirstT(const void* HWY_RESTRICT x, int64_t n, float value) {
+  const DF d;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  const bool nan = std::isnan(value);
+  const auto v = hn::Set(d, value);
+  int64_t i = 0;
+  for (; i + N <= n; i += N) {
+    const auto x_i = load_as<E>(d, x, i);
+    const intptr_t k = hn::FindFirstTrue(d, nan ? hn::IsNaN(x_i) : hn::Eq(x_i, v));
+    if (k >= 0) return i + k;
+  }
+  for (; i < n; ++i) {
+    const float x_i = load_one<E>(x, i);
+    if (nan ? std::isnan(x_i) : x_i == value) return i;
+  }
+  return n;
+}
+int64_t FindFirst(const void* HWY_RESTRICT x, elem e, int64_t n, float value) {
+  return by_elem(e, [&](auto t) { return FindFirstT<decltype(t)::value>(x, n, value); });
+}
+
 // Adds the lanes of t to the double accumulators (its lower half to lo, its upper half to hi).
 template <class V, class A>
 HWY_INLINE void add_promoted(V t, A& lo, A& hi) {
@@ -256,23 +278,35 @@ void Add(const void* HWY_RESTRICT a, const void* HWY_RESTRICT b, elem e, int64_t
   });
 }
 
-void MulF(const void* HWY_RESTRICT a, const void* HWY_RESTRICT b, elem e, int64_t b_step, void* HWY_RESTRICT y,
-          int64_t n, bool stream) {
+// a[i] * b[i] or a[i] / b[i] (b[0] for every i when b_step is 0), one rounding as the reference.
+template <bool Div>
+void MulDiv(const void* HWY_RESTRICT a, const void* HWY_RESTRICT b, elem e, int64_t b_step, void* HWY_RESTRICT y,
+            int64_t n, bool stream) {
   const DF d;
+  auto op = [](auto u, auto v) { return Div ? hn::Div(u, v) : hn::Mul(u, v); };
+  auto op_one = [](float u, float v) { return Div ? u / v : u * v; };
   by_elem(e, [&](auto t) {
     constexpr elem E = decltype(t)::value;
     if (b_step == 0) {
       const float bs = load_one<E>(b, 0);
       const auto vb = hn::Set(d, bs);
       write_row<E>(
-          d, y, n, stream, [&](int64_t i) { return hn::Mul(load_as<E>(d, a, i), vb); },
-          [&](int64_t i) { return load_one<E>(a, i) * bs; });
+          d, y, n, stream, [&](int64_t i) { return op(load_as<E>(d, a, i), vb); },
+          [&](int64_t i) { return op_one(load_one<E>(a, i), bs); });
       return;
     }
     write_row<E>(
-        d, y, n, stream, [&](int64_t i) { return hn::Mul(load_as<E>(d, a, i), load_as<E>(d, b, i)); },
-        [&](int64_t i) { return load_one<E>(a, i) * load_one<E>(b, i); });
+        d, y, n, stream, [&](int64_t i) { return op(load_as<E>(d, a, i), load_as<E>(d, b, i)); },
+        [&](int64_t i) { return op_one(load_one<E>(a, i), load_one<E>(b, i)); });
   });
+}
+void MulF(const void* HWY_RESTRICT a, const void* HWY_RESTRICT b, elem e, int64_t b_step, void* HWY_RESTRICT y,
+          int64_t n, bool stream) {
+  MulDiv<false>(a, b, e, b_step, y, n, stream);
+}
+void DivF(const void* HWY_RESTRICT a, const void* HWY_RESTRICT b, elem e, int64_t b_step, void* HWY_RESTRICT y,
+          int64_t n, bool stream) {
+  MulDiv<true>(a, b, e, b_step, y, n, stream);
 }
 
 void Convert(const void* HWY_RESTRICT x, elem ex, void* HWY_RESTRICT y, elem ey, int64_t n, bool stream) {
@@ -327,12 +361,14 @@ HWY_EXPORT(SumMaxAbs);
 HWY_EXPORT(SumSquares);
 HWY_EXPORT(MaxF);
 HWY_EXPORT(MinF);
+HWY_EXPORT(FindFirst);
 HWY_EXPORT(ExpShifted);
 HWY_EXPORT(Scale);
 HWY_EXPORT(Subtract2);
 HWY_EXPORT(ScaleWeighted);
 HWY_EXPORT(Add);
 HWY_EXPORT(MulF);
+HWY_EXPORT(DivF);
 HWY_EXPORT(Convert);
 HWY_EXPORT(StreamCopy);
 HWY_EXPORT(StreamFence);
@@ -364,6 +400,9 @@ double sum_max_abs(const void* x, elem e, int64_t n, float* largest) {
 double sum_squares(const void* x, elem e, int64_t n) { return HWY_DYNAMIC_DISPATCH(SumSquares)(x, e, n); }
 float max(const void* x, elem e, int64_t n) { return HWY_DYNAMIC_DISPATCH(MaxF)(x, e, n); }
 float min(const void* x, elem e, int64_t n) { return HWY_DYNAMIC_DISPATCH(MinF)(x, e, n); }
+int64_t find_first(const void* x, elem e, int64_t n, float value) {
+  return HWY_DYNAMIC_DISPATCH(FindFirst)(x, e, n, value);
+}
 double exp_shifted(const float* x, float max, float* e, int64_t n, const void* next, int64_t next_bytes) {
   return HWY_DYNAMIC_DISPATCH(ExpShifted)(x, max, e, n, next, next_bytes);
 }
@@ -381,6 +420,9 @@ void add(const void* a, const void* b, elem e, int64_t b_step, float alpha, void
 }
 void mul(const void* a, const void* b, elem e, int64_t b_step, void* y, int64_t n, bool stream) {
   HWY_DYNAMIC_DISPATCH(MulF)(a, b, e, b_step, y, n, stream);
+}
+void div(const void* a, const void* b, elem e, int64_t b_step, void* y, int64_t n, bool stream) {
+  HWY_DYNAMIC_DISPATCH(DivF)(a, b, e, b_step, y, n, stream);
 }
 void convert(const void* x, elem ex, void* y, elem ey, int64_t n, bool stream) {
   HWY_DYNAMIC_DISPATCH(Convert)(x, ex, y, ey, n, stream);

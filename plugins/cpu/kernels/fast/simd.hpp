@@ -34,6 +34,8 @@ double sum_max_abs(const void* x, elem e, int64_t n, float* largest);  // in dou
 double sum_squares(const void* x, elem e, int64_t n);                  // sum of float(x*x), in double
 float max(const void* x, elem e, int64_t n);                           // NaN if any element is NaN; -Inf for n == 0
 float min(const void* x, elem e, int64_t n);                           // NaN if any element is NaN; +Inf for n == 0
+// The first i with x[i] == value (-0 equal to +0), or with x[i] NaN when value is NaN; n if none.
+int64_t find_first(const void* x, elem e, int64_t n, float value);
 
 // ---- softmax rows (max is the row's finite maximum)
 // e[i] = exp(x[i] - max) (nothing stored when e is null); returns the sum of those values in
@@ -85,11 +87,12 @@ bool fold_f32(float* acc, double* part, int64_t n);
 void add(const void* a, const void* b, elem e, int64_t b_step, float alpha, void* y, int64_t n,
          bool stream = false);  // a + alpha*b
 void mul(const void* a, const void* b, elem e, int64_t b_step, void* y, int64_t n, bool stream = false);
+void div(const void* a, const void* b, elem e, int64_t b_step, void* y, int64_t n, bool stream = false);  // a / b
 // y[i] = x[i] converted (rounded to nearest even as include/xd/numeric.hpp does, NaN kept NaN).
 void convert(const void* x, elem ex, void* y, elem ey, int64_t n, bool stream = false);
 
 // ---- elementwise math (simd_math.cpp), as kernels/unary.cpp computes it in f32
-enum class unary_fn : int { exp, sigmoid, silu, tanh, gelu_tanh };
+enum class unary_fn : int { exp, sigmoid, silu, tanh, gelu_tanh, gelu_erf, log, sqrt, rsqrt, relu, neg, abs };
 // y[i] = f(x[i]), x and y of element type e.
 void unary(unary_fn f, const void* x, elem e, void* y, int64_t n, bool stream = false);
 

@@ -1,8 +1,9 @@
-// EXP, SIGMOID, SILU, TANH and GELU (tanh form) over dense tensors of f32, f16 and bf16: the fast
-// kernels in front of kernels/unary.cpp, computing its formulas in f32 with vector math
-// (simd_math.cpp) instead of a libm call per element; f16/bf16 converted in the vector loop and
-// rounded once. They decline, with a reason, strided or broadcast layouts, small tensors (the
-// reference's inline path is cheaper there) and gelu's erf form (Highway has no vector erf).
+// EXP, LOG, SQRT, RSQRT, SIGMOID, SILU, TANH, GELU (both forms), RELU, NEG and ABS over dense
+// tensors of f32, f16 and bf16: the fast kernels in front of kernels/unary.cpp, computing its
+// formulas in f32 with vector math (simd_math.cpp) instead of a libm call per element; f16/bf16
+// converted in the vector loop and rounded once. They decline, with a reason, strided or
+// broadcast layouts and small tensors (the reference's inline path is cheaper there); integer
+// neg/abs/relu are the reference's.
 #include "kernels/fast/rows.hpp"
 
 namespace xd::cpu::fast {
@@ -20,16 +21,20 @@ const char* decline_reason(const xd_kernel_call* c, simd::unary_fn f) {
   const int64_t sz = dtype_bytes(out.dtype);
   if (!contiguous_dims(in, ~uint64_t{0}, sz) || !contiguous_dims(out, ~uint64_t{0}, sz))
     return "takes dense tensors; strided or broadcast ones run the reference loop";
-  if (f == simd::unary_fn::gelu_tanh) {
-    const auto* a = find_attrs<xd_attrs_gelu>(c);
-    if (a == nullptr || a->approximate == 0) return "gelu's erf form runs the reference loop (no vector erf)";
-  }
+  (void)f;
   return nullptr;
 }
 
 template <simd::unary_fn F>
 int32_t check(const xd_kernel_call* c, char* reason, size_t reason_size) {
   return check_with(reason, reason_size, [&] { return decline_reason(c, F); });
+}
+
+// The function a call computes: GELU's form is its attribute (approximate 0: erf, else tanh).
+simd::unary_fn function_of(const xd_kernel_call* c, simd::unary_fn f) {
+  if (f != simd::unary_fn::gelu_tanh) return f;
+  const auto* a = find_attrs<xd_attrs_gelu>(c);
+  return a != nullptr && a->approximate != 0 ? simd::unary_fn::gelu_tanh : simd::unary_fn::gelu_erf;
 }
 
 template <simd::unary_fn F>
@@ -41,12 +46,13 @@ struct unary_fast {
       const xd_view& in = input(c, 0);
       const xd_view& out = output(c, 0);
       const int64_t n = numel(out);
+      const simd::unary_fn f = function_of(c, F);
       const T* x = reinterpret_cast<const T*>(data(in));
       T* y = reinterpret_cast<T*>(data(out));
       const bool stream = n * static_cast<int64_t>(sizeof(T)) >= stream_threshold_bytes();
       parallel_for(n, kElementGrain, [&](int64_t begin, int64_t end) {
         stream_scope fence;
-        simd::unary(F, x + begin, elem_of<T>(), y + begin, end - begin, stream);
+        simd::unary(f, x + begin, elem_of<T>(), y + begin, end - begin, stream);
       });
     });
   }
@@ -67,6 +73,19 @@ extern const plugin::kernel_def def_silu_fast =
     fast::fast_kernel<unary_fast<unary_fn::silu>>(XD_OP_SILU, "silu.fast", fast::check<unary_fn::silu>);
 extern const plugin::kernel_def def_tanh_fast =
     fast::fast_kernel<unary_fast<unary_fn::tanh>>(XD_OP_TANH, "tanh.fast", fast::check<unary_fn::tanh>);
+// Both forms of GELU (the attribute picks one at run time; see function_of).
 extern const plugin::kernel_def def_gelu_fast =
     fast::fast_kernel<unary_fast<unary_fn::gelu_tanh>>(XD_OP_GELU, "gelu.fast", fast::check<unary_fn::gelu_tanh>);
+extern const plugin::kernel_def def_log_fast =
+    fast::fast_kernel<unary_fast<unary_fn::log>>(XD_OP_LOG, "log.fast", fast::check<unary_fn::log>);
+extern const plugin::kernel_def def_sqrt_fast =
+    fast::fast_kernel<unary_fast<unary_fn::sqrt>>(XD_OP_SQRT, "sqrt.fast", fast::check<unary_fn::sqrt>);
+extern const plugin::kernel_def def_rsqrt_fast =
+    fast::fast_kernel<unary_fast<unary_fn::rsqrt>>(XD_OP_RSQRT, "rsqrt.fast", fast::check<unary_fn::rsqrt>);
+extern const plugin::kernel_def def_relu_fast =
+    fast::fast_kernel<unary_fast<unary_fn::relu>>(XD_OP_RELU, "relu.fast", fast::check<unary_fn::relu>);
+extern const plugin::kernel_def def_neg_fast =
+    fast::fast_kernel<unary_fast<unary_fn::neg>>(XD_OP_NEG, "neg.fast", fast::check<unary_fn::neg>);
+extern const plugin::kernel_def def_abs_fast =
+    fast::fast_kernel<unary_fast<unary_fn::abs>>(XD_OP_ABS, "abs.fast", fast::check<unary_fn::abs>);
 }  // namespace xd::cpu
