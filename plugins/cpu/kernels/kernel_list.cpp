@@ -33,6 +33,8 @@ extern const plugin::kernel_def def_copy_fast, def_add_fast, def_sub_fast, def_m
 extern const plugin::kernel_def def_sum_fast, def_mean_fast, def_amax_fast, def_amin_fast, def_argmax_fast;
 extern const plugin::kernel_def def_softmax_fast, def_log_softmax_fast, def_rms_norm_fast, def_rms_norm_backward_fast;
 extern const plugin::kernel_def def_exp_fast, def_sigmoid_fast, def_silu_fast, def_tanh_fast, def_gelu_fast;
+extern const plugin::kernel_def def_eq_fast, def_ne_fast, def_lt_fast, def_le_fast, def_gt_fast, def_ge_fast,
+    def_where_fast;
 extern const plugin::kernel_def def_log_fast, def_sqrt_fast, def_rsqrt_fast, def_relu_fast, def_neg_fast, def_abs_fast;
 #ifdef XD_CPU_HAVE_DNNL
 extern const plugin::kernel_def def_mm_dnnl, def_addmm_dnnl, def_bmm_dnnl, def_baddbmm_dnnl, def_int_mm_dnnl;
@@ -61,12 +63,19 @@ const plugin::kernel_def* const kKernels[] = {
     &def_div,
     &def_maximum,
     &def_minimum,
+    &def_eq_fast,
     &def_eq,
+    &def_lt_fast,
     &def_lt,
+    &def_gt_fast,
     &def_gt,
+    &def_ne_fast,
     &def_ne,
+    &def_ge_fast,
     &def_ge,
+    &def_le_fast,
     &def_le,
+    &def_where_fast,
     &def_where,
     &def_neg_fast,
     &def_neg,

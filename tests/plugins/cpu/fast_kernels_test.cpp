@@ -7,11 +7,14 @@
 // kernels; these tests then check that and skip.
 #include <xd/backend.hpp>
 #include <xd/error.hpp>
+#include <xd/external.hpp>
+#include <xd/runtime.hpp>
 
 #include "test_util.hpp"
 
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <string>
 
@@ -257,6 +260,53 @@ TEST_P(FastKernels, ElementwiseMathMatchesTheReference) {
   }
 }
 
+// Comparisons compare in f32 (NaN false but for ne, -0 == +0) and write bool bytes; the operands
+// share values often enough (b copies a's every third element) for eq/le/ge to be true somewhere.
+TEST_P(FastKernels, ComparisonsMatchTheReference) {
+  std::vector<double> av = values(37 * 1031, d(), true, 20), bv = values(37 * 1031, d(), true, 21);
+  for (size_t i = 0; i < av.size(); i += 3) bv[i] = av[i];
+  bv[1] = -0.0;
+  av[1] = 0.0;
+  const Tensor a = make(av, {37, 1031}, d()), b = make(bv, {37, 1031}, d());
+  using Fn = Tensor (*)(const Tensor&, const Tensor&);
+  const std::pair<const char*, Fn> ops[] = {{"cpu.eq.fast", xd::eq}, {"cpu.ne.fast", xd::ne}, {"cpu.lt.fast", xd::lt},
+                                            {"cpu.le.fast", xd::le}, {"cpu.gt.fast", xd::gt}, {"cpu.ge.fast", xd::ge}};
+  for (const auto& [name, fn] : ops) {
+    expect_same(
+        name, [&, fn = fn] { return std::vector<Tensor>{fn(a, b)}; }, Tol{0, 0});
+    EXPECT_EQ(fn(a, b).dtype(), Dtype::boolean);
+  }
+  EXPECT_EQ(read(xd::eq(a, b))[1], 1.0);  // -0 == +0
+}
+
+// where moves bits: NaN payloads and signs of zero arrive unchanged, for 1-, 2-, 4- and 8-byte
+// elements (bool, bf16/f16, f32/i32, f64/i64), with a condition that changes every element.
+TEST(FastKernelsWhere, SelectsEveryDtypesBitsAsTheReference) {
+  if (reference_only()) GTEST_SKIP() << "XD_CPU_KERNELS=reference: no fast kernels";
+  const int64_t n = 4099;
+  std::vector<double> k(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) k[static_cast<size_t>(i)] = (i * 7919) % 3 == 0 ? 1.0 : 0.0;
+  const Tensor cond = make(k, {n}, Dtype::boolean);
+  for (const Dtype dt :
+       {Dtype::boolean, Dtype::u8, Dtype::bf16, Dtype::f16, Dtype::f32, Dtype::i32, Dtype::f64, Dtype::i64}) {
+    const Tensor a = make(values(static_cast<size_t>(n), dt == Dtype::f64 ? Dtype::f32 : dt, true, 22), {n}, dt);
+    const Tensor b = make(values(static_cast<size_t>(n), dt == Dtype::f64 ? Dtype::f32 : dt, true, 23), {n}, dt);
+    const uint64_t before = calls_of("cpu.where.fast");
+    const Tensor got = xd::where(cond, a, b);
+    EXPECT_GT(calls_of("cpu.where.fast"), before) << xd::dtype_name(dt);
+    ASSERT_TRUE(xd::set_kernel_enabled("cpu.where.fast", false));
+    const Tensor expected = xd::where(cond, a, b);
+    xd::set_kernel_enabled("cpu.where.fast", true);
+    const size_t bytes = got.nbytes();
+    ASSERT_EQ(expected.nbytes(), bytes);
+    xd::synchronize(got.device());
+    std::vector<uint8_t> g(bytes), e(bytes);
+    std::memcpy(g.data(), xd::data_ptr(got).ptr, bytes);
+    std::memcpy(e.data(), xd::data_ptr(expected).ptr, bytes);
+    EXPECT_EQ(g, e) << xd::dtype_name(dt);
+  }
+}
+
 // relu(-0) is +0 and neg/abs flip or clear only the sign, as the reference's: bit for bit, which
 // all_close (which takes -0 == +0) would not see.
 TEST_P(FastKernels, ReluNegAndAbsKeepTheReferencesSignsOfZero) {
@@ -384,6 +434,12 @@ TEST(FastKernelsDecline, LayoutsTheyDoNotTakeWithAReason) {
   expect_declines(
       "cpu.exp", [&] { (void)xd::exp(xt); },
       "cpu.exp.fast: takes dense tensors; strided or broadcast ones run the reference loop");
+  expect_declines(
+      "cpu.lt",
+      [&] {
+        (void)xd::lt(x, make(random_values(300 * 200, -1, 1, Dtype::f32, 13), {200, 300}, Dtype::f32).t());
+      },
+      "cpu.lt.fast: takes dense operands of the output's shape; broadcast or strided ones run the reference loop");
   expect_declines(
       "cpu.argmax", [&] { (void)xd::argmax(x, 0, false); },
       "cpu.argmax.fast: takes a dim of contiguous elements; a strided one runs the reference loop");

@@ -96,6 +96,13 @@ enum class unary_fn : int { exp, sigmoid, silu, tanh, gelu_tanh, gelu_erf, log, 
 // y[i] = f(x[i]), x and y of element type e.
 void unary(unary_fn f, const void* x, elem e, void* y, int64_t n, bool stream = false);
 
+// ---- comparisons and selection (simd_select.cpp)
+enum class compare_fn : int { eq, ne, lt, le, gt, ge };
+// y[i] = f(a[i], b[i]) as a bool byte (0 or 1), a and b of element type e compared in f32.
+void compare(compare_fn f, const void* a, const void* b, elem e, uint8_t* y, int64_t n);
+// y[i] = cond[i] != 0 ? a[i] : b[i], elements of `bytes` (1, 2, 4 or 8) moved bit for bit.
+void select(const uint8_t* cond, const void* a, const void* b, int bytes, void* y, int64_t n);
+
 // ---- memory
 // memcpy through non-temporal stores, for outputs larger than the caches: the destination is
 // never read into the cache first. A thread calls stream_fence() once after its last
