@@ -35,7 +35,8 @@ extern const plugin::kernel_def def_softmax_fast, def_log_softmax_fast, def_rms_
 extern const plugin::kernel_def def_exp_fast, def_sigmoid_fast, def_silu_fast, def_tanh_fast, def_gelu_fast;
 extern const plugin::kernel_def def_eq_fast, def_ne_fast, def_lt_fast, def_le_fast, def_gt_fast, def_ge_fast,
     def_where_fast;
-extern const plugin::kernel_def def_log_fast, def_sqrt_fast, def_rsqrt_fast, def_relu_fast, def_neg_fast, def_abs_fast;
+extern const plugin::kernel_def def_log_fast, def_sqrt_fast, def_rsqrt_fast, def_relu_fast, def_neg_fast, def_abs_fast,
+    def_pow_fast;
 #ifdef XD_CPU_HAVE_DNNL
 extern const plugin::kernel_def def_mm_dnnl, def_addmm_dnnl, def_bmm_dnnl, def_baddbmm_dnnl, def_int_mm_dnnl;
 extern const plugin::kernel_def def_mm_dnnl_f32, def_addmm_dnnl_f32, def_bmm_dnnl_f32, def_baddbmm_dnnl_f32;
@@ -99,6 +100,7 @@ const plugin::kernel_def* const kKernels[] = {
     &def_sigmoid,
     &def_tanh_fast,
     &def_tanh,
+    &def_pow_fast,
     &def_pow,
     &def_clamp,
     &def_floor,

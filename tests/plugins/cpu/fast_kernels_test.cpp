@@ -257,6 +257,11 @@ TEST_P(FastKernels, ElementwiseMathMatchesTheReference) {
         "cpu.neg.fast", [&] { return std::vector<Tensor>{xd::neg(*t)}; }, Tol{0, 0});
     expect_same(
         "cpu.abs.fast", [&] { return std::vector<Tensor>{xd::abs(*t)}; }, Tol{0, 0});
+    // Each of pow's forms (x^2, x^3, x^4, sqrt, reciprocals, log-exp), odd and even integers on
+    // negative x, zeros and infinities fixed up as libm gives them.
+    for (const double p : {2.0, 3.0, 4.0, -1.0, -2.0, 0.5, -0.5, 1.5, -1.7, 0.0, 7.0, 100.0})
+      expect_same(
+          "cpu.pow.fast", [&] { return std::vector<Tensor>{xd::pow(*t, p)}; }, tol(d()));
   }
 }
 
@@ -440,6 +445,8 @@ TEST(FastKernelsDecline, LayoutsTheyDoNotTakeWithAReason) {
         (void)xd::lt(x, make(random_values(300 * 200, -1, 1, Dtype::f32, 13), {200, 300}, Dtype::f32).t());
       },
       "cpu.lt.fast: takes dense operands of the output's shape; broadcast or strided ones run the reference loop");
+  expect_declines(
+      "cpu.pow", [&] { (void)xd::pow(x, kInf); }, "cpu.pow.fast: a non-finite exponent runs the reference loop");
   expect_declines(
       "cpu.argmax", [&] { (void)xd::argmax(x, 0, false); },
       "cpu.argmax.fast: takes a dim of contiguous elements; a strided one runs the reference loop");

@@ -95,6 +95,9 @@ void convert(const void* x, elem ex, void* y, elem ey, int64_t n, bool stream = 
 enum class unary_fn : int { exp, sigmoid, silu, tanh, gelu_tanh, gelu_erf, log, sqrt, rsqrt, relu, neg, abs };
 // y[i] = f(x[i]), x and y of element type e.
 void unary(unary_fn f, const void* x, elem e, void* y, int64_t n, bool stream = false);
+// y[i] = pow(x[i], p) as std::pow(float, float) gives it (within 1 ulp; 0, Inf and NaN elements
+// exactly), for a finite p.
+void pow_scalar(const void* x, elem e, float p, void* y, int64_t n, bool stream = false);
 
 // ---- comparisons and selection (simd_select.cpp)
 enum class compare_fn : int { eq, ne, lt, le, gt, ge };

@@ -191,6 +191,112 @@ void Unary(unary_fn f, const void* HWY_RESTRICT x, elem e, void* HWY_RESTRICT y,
   }
 }
 
+// ---- pow(x, p) for one f32 exponent, as std::pow(float, float)
+
+// How pow_lanes computes x^p for |x| finite and not 0 (the other lanes are std::pow's, fixed up
+// after): in double, where each form's error is far below f32's half ulp, so the result rounds
+// as the correctly rounded one does but where the double value falls within ~2^-29 ulp of a
+// halfway point (powf itself is not always correctly rounded either).
+enum class pow_form { square, cube, fourth, sqrt, log_exp };
+
+struct pow_plan {
+  float p = 0;
+  pow_form form = pow_form::log_exp;
+  bool reciprocal = false;  // 1 / |x|^|p| (the forms but log_exp)
+  bool integral = false;    // p an integer: a negative x gives a real result
+  bool odd = false;         // p an odd integer: that result has x's sign
+};
+
+pow_plan plan_pow(float p) {
+  pow_plan k;
+  k.p = p;
+  k.integral = std::nearbyint(p) == p;
+  k.odd = k.integral && std::fabs(std::fmod(p, 2.0f)) == 1.0f;
+  const float a = std::fabs(p);
+  k.reciprocal = p < 0;
+  if (a == 2)
+    k.form = pow_form::square;
+  else if (a == 3)
+    k.form = pow_form::cube;
+  else if (a == 4)
+    k.form = pow_form::fourth;
+  else if (a == 0.5f)
+    k.form = pow_form::sqrt;
+  else
+    k.reciprocal = false;
+  return k;
+}
+
+#if HWY_TARGET != HWY_SCALAR
+// |x|^p for half a vector, in double.
+template <class VH>
+HWY_INLINE VH pow_half(VH xh, const pow_plan& k) {
+  const DD dd;
+  const DH dh;
+  const auto a = hn::Abs(hn::PromoteTo(dd, xh));
+  hn::Vec<DD> r;
+  switch (k.form) {
+    case pow_form::square:
+      r = hn::Mul(a, a);
+      break;
+    case pow_form::cube:
+      r = hn::Mul(hn::Mul(a, a), a);
+      break;
+    case pow_form::fourth:
+      r = hn::Mul(hn::Mul(a, a), hn::Mul(a, a));
+      break;
+    case pow_form::sqrt:
+      r = hn::Sqrt(a);
+      break;
+    case pow_form::log_exp: {
+      // Highway's double Exp is defined up to 706: e^706 is already past f32's range.
+      const auto t = hn::Min(hn::Mul(hn::Set(dd, static_cast<double>(k.p)), hn::Log(dd, a)), hn::Set(dd, 706.0));
+      r = hn::Exp(dd, t);
+      break;
+    }
+  }
+  if (k.reciprocal) r = hn::Div(hn::Set(dd, 1.0), r);
+  return hn::DemoteTo(dh, r);
+}
+#endif
+
+template <class D, class V>
+HWY_INLINE V pow_lanes(D d, V x, const pow_plan& k) {
+#if HWY_TARGET == HWY_SCALAR
+  return hn::Set(d, std::pow(hn::GetLane(x), k.p));
+#else
+  const hn::Half<D> dh;
+  V r = hn::Combine(d, pow_half(hn::UpperHalf(dh, x), k), pow_half(hn::LowerHalf(dh, x), k));
+  // A negative x: x's sign for an odd integer p, NaN for a p that is not an integer.
+  const auto negative = hn::Lt(x, hn::Zero(d));
+  if (!k.integral) r = hn::IfThenElse(negative, hn::Set(d, std::numeric_limits<float>::quiet_NaN()), r);
+  if (k.odd) r = hn::IfThenElse(negative, hn::Neg(r), r);
+  // 0, +-Inf and NaN (and a NaN's payload) as libm gives them: rare, so one branch per vector.
+  const auto special = hn::Or(hn::Or(hn::Eq(x, hn::Zero(d)), hn::IsInf(x)), hn::IsNaN(x));
+  if (HWY_UNLIKELY(!hn::AllFalse(d, special))) {
+    HWY_ALIGN float xs[hn::MaxLanes(D())];
+    HWY_ALIGN float rs[hn::MaxLanes(D())];
+    hn::Store(x, d, xs);
+    hn::Store(r, d, rs);
+    for (size_t i = 0; i < hn::Lanes(d); ++i)
+      if (xs[i] == 0 || std::isinf(xs[i]) || std::isnan(xs[i])) rs[i] = std::pow(xs[i], k.p);
+    r = hn::Load(d, rs);
+  }
+  return r;
+#endif
+}
+
+void PowScalar(const void* HWY_RESTRICT x, elem e, float p, void* HWY_RESTRICT y, int64_t n, bool stream) {
+  const DF d;
+  const pow_plan k = plan_pow(p);
+  by_elem(e, [&](auto t) {
+    constexpr elem E = decltype(t)::value;
+    write_row<E>(
+        d, y, n, stream, [&](int64_t i) { return pow_lanes(d, load_as<E>(d, x, i), k); },
+        [&](int64_t i) { return std::pow(load_one<E>(x, i), p); });
+  });
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace xd::cpu::simd
 HWY_AFTER_NAMESPACE();
@@ -199,6 +305,11 @@ HWY_AFTER_NAMESPACE();
 namespace xd::cpu::simd {
 
 HWY_EXPORT(Unary);
+HWY_EXPORT(PowScalar);
+
+void pow_scalar(const void* x, elem e, float p, void* y, int64_t n, bool stream) {
+  HWY_DYNAMIC_DISPATCH(PowScalar)(x, e, p, y, n, stream);
+}
 
 void unary(unary_fn f, const void* x, elem e, void* y, int64_t n, bool stream) {
   HWY_DYNAMIC_DISPATCH(Unary)(f, x, e, y, n, stream);

@@ -1,10 +1,12 @@
-// EXP, LOG, SQRT, RSQRT, SIGMOID, SILU, TANH, GELU (both forms), RELU, NEG and ABS over dense
+// EXP, LOG, SQRT, RSQRT, SIGMOID, SILU, TANH, GELU (both forms), RELU, NEG, ABS and POW over dense
 // tensors of f32, f16 and bf16: the fast kernels in front of kernels/unary.cpp, computing its
 // formulas in f32 with vector math (simd_math.cpp) instead of a libm call per element; f16/bf16
 // converted in the vector loop and rounded once. They decline, with a reason, strided or
 // broadcast layouts and small tensors (the reference's inline path is cheaper there); integer
 // neg/abs/relu are the reference's.
 #include "kernels/fast/rows.hpp"
+
+#include <cmath>
 
 namespace xd::cpu::fast {
 namespace {
@@ -58,6 +60,39 @@ struct unary_fast {
   }
 };
 
+// POW with its scalar exponent (simd::pow_scalar); a non-finite exponent runs the reference.
+const char* pow_decline_reason(const xd_kernel_call* c) {
+  if (const char* why = decline_reason(c, simd::unary_fn::exp)) return why;
+  if (!std::isfinite(static_cast<float>(need_attrs<xd_attrs_scalar>(c).real)))
+    return "a non-finite exponent runs the reference loop";
+  return nullptr;
+}
+
+int32_t pow_check(const xd_kernel_call* c, char* reason, size_t reason_size) {
+  return check_with(reason, reason_size, [&] { return pow_decline_reason(c); });
+}
+
+struct pow_fast {
+  template <class T>
+  static xd_status run(const xd_kernel_call* c) {
+    return kernel_guard(c, [&] {
+      if (const char* why = pow_decline_reason(c)) plugin::fail(XD_ERR_INTERNAL, std::string("pow.fast ") + why);
+      const xd_view& in = input(c, 0);
+      const xd_view& out = output(c, 0);
+      const int64_t n = numel(out);
+      // The reference's exponent: the attribute in the compute type (f32 for every dtype here).
+      const float p = static_cast<float>(need_attrs<xd_attrs_scalar>(c).real);
+      const T* x = reinterpret_cast<const T*>(data(in));
+      T* y = reinterpret_cast<T*>(data(out));
+      const bool stream = n * static_cast<int64_t>(sizeof(T)) >= stream_threshold_bytes();
+      parallel_for(n, kElementGrain, [&](int64_t begin, int64_t end) {
+        stream_scope fence;
+        simd::pow_scalar(x + begin, elem_of<T>(), p, y + begin, end - begin, stream);
+      });
+    });
+  }
+};
+
 }  // namespace
 }  // namespace xd::cpu::fast
 
@@ -86,6 +121,8 @@ extern const plugin::kernel_def def_relu_fast =
     fast::fast_kernel<unary_fast<unary_fn::relu>>(XD_OP_RELU, "relu.fast", fast::check<unary_fn::relu>);
 extern const plugin::kernel_def def_neg_fast =
     fast::fast_kernel<unary_fast<unary_fn::neg>>(XD_OP_NEG, "neg.fast", fast::check<unary_fn::neg>);
+extern const plugin::kernel_def def_pow_fast =
+    fast::fast_kernel<fast::pow_fast>(XD_OP_POW, "pow.fast", fast::pow_check);
 extern const plugin::kernel_def def_abs_fast =
     fast::fast_kernel<unary_fast<unary_fn::abs>>(XD_OP_ABS, "abs.fast", fast::check<unary_fn::abs>);
 }  // namespace xd::cpu
