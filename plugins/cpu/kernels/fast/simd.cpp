@@ -171,6 +171,16 @@ HWY_INLINE void add_promoted(V t, A& lo, A& hi) {
 #endif
 }
 
+// A prefetch into L2 (x86's prefetcht1): the next row waits there without evicting this row and
+// its exponentials from L1.
+HWY_INLINE void prefetch_l2(const char* p) {
+#if HWY_ARCH_X86
+  _mm_prefetch(p, _MM_HINT_T1);
+#else
+  hwy::Prefetch(p);
+#endif
+}
+
 double ExpShifted(const float* HWY_RESTRICT x, float max, float* HWY_RESTRICT e, int64_t n,
                   const void* HWY_RESTRICT next, int64_t next_bytes) {
   // Exponentials into e (L1-resident) with their sum: each step's four vectors are added in f32
@@ -192,7 +202,7 @@ double ExpShifted(const float* HWY_RESTRICT x, float max, float* HWY_RESTRICT e,
   // Four independent vectors per step: one exp is a long dependency chain, and a narrow
   // out-of-order window (Zen 1) overlaps several only when they sit side by side.
   for (; i + 4 * N <= n; i += 4 * N) {
-    for (int64_t b = 0; b < step_bytes && pf_at < next_bytes; b += 64, pf_at += 64) hwy::Prefetch(pf + pf_at);
+    for (int64_t b = 0; b < step_bytes && pf_at < next_bytes; b += 64, pf_at += 64) prefetch_l2(pf + pf_at);
     const auto e0 = exp_non_positive(d, hn::Sub(hn::LoadU(d, x + i), vm));
     const auto e1 = exp_non_positive(d, hn::Sub(hn::LoadU(d, x + i + N), vm));
     const auto e2 = exp_non_positive(d, hn::Sub(hn::LoadU(d, x + i + 2 * N), vm));
