@@ -21,7 +21,11 @@ output written once, in its own dtype, the same count for both libraries:
   sum, mean, amax (over the last dim, as xd-bench's reductions)   n·s + rows·s
   add                               3·n·s
   add_broadcast ([M, N] + [N])      2·n·s + N·s
-  exp, sigmoid, silu, tanh, gelu_tanh (elementwise)   2·n·s
+  exp, sigmoid, silu, tanh, gelu_tanh, log, sqrt, rsqrt, relu, neg, abs, gelu, pow (elementwise)   2·n·s
+  div                               3·n·s
+  eq, lt (bool out)                 2·n·s + n
+  where (bool condition)            3·n·s + n
+  argmax (over the last dim)        n·s + rows·8
 (n = M·N elements, s = the dtype's size, N = the last dim, rows = M.) torch's rms_norm does not
 write an rstd; it is counted anyway, as for xdispatch.
 
@@ -51,6 +55,7 @@ DTYPES = {"f32": ("float32", 4), "bf16": ("bfloat16", 2), "f16": ("float16", 2)}
 OPS = [
     "softmax", "log_softmax", "rms_norm", "rms_norm_backward", "sum", "mean", "amax", "add", "add_broadcast",
     "exp", "sigmoid", "silu", "tanh", "gelu_tanh",
+    "log", "sqrt", "rsqrt", "relu", "neg", "abs", "gelu", "pow", "div", "eq", "lt", "where", "argmax",
 ]
 
 
@@ -76,6 +81,10 @@ def kernels_that_ran(xd, before, after):
 
 
 def max_rel_diff(torch, x_xd, x_torch):
+    import xdispatch as xd
+
+    if x_xd.dtype == xd.bool:  # torch 1.13 takes no bool DLPack
+        x_xd = x_xd.to(xd.uint8)
     a = torch.from_dlpack(x_xd.contiguous()).double()
     b = x_torch.detach().contiguous().double()
     scale = max(b.abs().max().item(), 1e-30)
@@ -103,7 +112,9 @@ def make_cases(torch, xd, args):
     row = uniform((n,), 0.5, 1.0)
     w = uniform((n,), 0.5, 1.0)
     g = uniform((m, n), 0.0, 1.0)
+    cond = torch.rand((m, n), generator=gen) < 0.5  # where's condition, a random half true
     xx, xa, xb, xrow, xw, xg = (to_xd(t) for t in (x, a, b, row, w, g))
+    xcond = to_xd(cond.to(torch.uint8)).to(xd.bool)  # torch 1.13 has no bool DLPack
     eps = args.eps
     _, xrstd = xd.rms_norm_with_rstd(xx, [n], weight=xw, eps=eps)
 
@@ -158,6 +169,19 @@ def make_cases(torch, xd, args):
             plain(lambda: torch.nn.functional.gelu(x, approximate="tanh")),
             2 * elems * s,
         ),
+        "log": (lambda: xd.log(xx), plain(lambda: torch.log(x)), 2 * elems * s),
+        "sqrt": (lambda: xd.sqrt(xx), plain(lambda: torch.sqrt(x)), 2 * elems * s),
+        "rsqrt": (lambda: xd.rsqrt(xx), plain(lambda: torch.rsqrt(x)), 2 * elems * s),
+        "relu": (lambda: xd.relu(xx), plain(lambda: torch.relu(x)), 2 * elems * s),
+        "neg": (lambda: xd.neg(xx), plain(lambda: torch.neg(x)), 2 * elems * s),
+        "abs": (lambda: xd.abs(xx), plain(lambda: torch.abs(x)), 2 * elems * s),
+        "gelu": (lambda: xd.gelu(xx), plain(lambda: torch.nn.functional.gelu(x)), 2 * elems * s),
+        "pow": (lambda: xd.pow(xx, 2.5), plain(lambda: torch.pow(x, 2.5)), 2 * elems * s),
+        "div": (lambda: xd.div(xa, xb), plain(lambda: torch.div(a, b)), 3 * elems * s),
+        "eq": (lambda: xd.eq(xa, xb), plain(lambda: torch.eq(a, b)), 2 * elems * s + elems),
+        "lt": (lambda: xd.lt(xa, xb), plain(lambda: torch.lt(a, b)), 2 * elems * s + elems),
+        "where": (lambda: xd.where(xcond, xa, xb), plain(lambda: torch.where(cond, a, b)), 3 * elems * s + elems),
+        "argmax": (lambda: xd.argmax(xx, 1), plain(lambda: torch.argmax(x, -1)), elems * s + m * 8),
     }, dev
 
 
