@@ -312,6 +312,33 @@ TEST(FastKernelsWhere, SelectsEveryDtypesBitsAsTheReference) {
   }
 }
 
+// Broadcast operands (stride 0 along the innermost dim, or along an outer one) are walked as the
+// reference walks them: a scalar, a row and a column, in every position of where and of a
+// comparison, with rows long enough for several chunks.
+TEST_P(FastKernels, ComparisonsAndWhereTakeBroadcastOperands) {
+  const int64_t m = 7, n = 5003;
+  const Tensor a = make_values({m, n}, true, 24);
+  const Tensor row = make_values({n}, true, 25);
+  const Tensor col = make_values({m, 1}, true, 26);
+  const Tensor scalar = make({0.25}, {}, d());
+  std::vector<double> kv(static_cast<size_t>(m));
+  for (int64_t i = 0; i < m; ++i) kv[static_cast<size_t>(i)] = i % 2 == 0 ? 1.0 : 0.0;
+  const Tensor kcol = make(kv, {m, 1}, Dtype::boolean);
+  const Tensor k = xd::gt(a, scalar);
+  for (const Tensor* b : {&row, &col, &scalar}) {
+    expect_same(
+        "cpu.lt.fast", [&] { return std::vector<Tensor>{xd::lt(a, *b)}; }, Tol{0, 0});
+    expect_same(
+        "cpu.ge.fast", [&] { return std::vector<Tensor>{xd::ge(*b, a)}; }, Tol{0, 0});
+    expect_same(
+        "cpu.where.fast", [&] { return std::vector<Tensor>{xd::where(k, a, *b)}; }, Tol{0, 0});
+    expect_same(
+        "cpu.where.fast", [&] { return std::vector<Tensor>{xd::where(kcol, *b, a)}; }, Tol{0, 0});
+  }
+  expect_same(
+      "cpu.where.fast", [&] { return std::vector<Tensor>{xd::where(kcol, row, scalar)}; }, Tol{0, 0});
+}
+
 // relu(-0) is +0 and neg/abs flip or clear only the sign, as the reference's: bit for bit, which
 // all_close (which takes -0 == +0) would not see.
 TEST_P(FastKernels, ReluNegAndAbsKeepTheReferencesSignsOfZero) {
@@ -444,7 +471,9 @@ TEST(FastKernelsDecline, LayoutsTheyDoNotTakeWithAReason) {
       [&] {
         (void)xd::lt(x, make(random_values(300 * 200, -1, 1, Dtype::f32, 13), {200, 300}, Dtype::f32).t());
       },
-      "cpu.lt.fast: takes dense operands of the output's shape; broadcast or strided ones run the reference loop");
+      "cpu.lt.fast: takes operands unit-stride along the innermost dim, or broadcast along it; others run the "
+      "reference "
+      "loop");
   expect_declines(
       "cpu.pow", [&] { (void)xd::pow(x, kInf); }, "cpu.pow.fast: a non-finite exponent runs the reference loop");
   expect_declines(
