@@ -33,19 +33,12 @@ template <int N>
 const char* decline_reason(const xd_kernel_call* c) {
   const xd_view& out = output(c, 0);
   if (out.ndim > kMaxDims || c->num_inputs != N - 1) return "a malformed call (the reference reports it)";
-  for (int k = 0; k < N - 1; ++k) {
-    const xd_view& in = input(c, k);
-    if (in.ndim != out.ndim) return "a malformed call (the reference reports it)";
-    for (int d = 0; d < out.ndim; ++d)
-      if (in.sizes[d] != out.sizes[d]) return "a malformed call (the reference reports it)";
-  }
+  for (int k = 0; k < N - 1; ++k)
+    if (!same_shape(input(c, k), out)) return "a malformed call (the reference reports it)";
   if (numel(out) < kSmall) return "tensors under 256 elements run the reference loop";
-  const strided_layout<N> l = layout_of<N>(c);
-  bool unit = true;
-  l.for_each_run({}, 0, std::min<int64_t>(l.numel(), 1), [&](const auto&, int64_t, const auto& st) {
-    unit = st[0] == dtype_bytes(out.dtype);
-    for (int k = 1; k < N; ++k) unit = unit && (st[k] == 0 || st[k] == dtype_bytes(input(c, k - 1).dtype));
-  });
+  const std::array<int64_t, N> st = inner_steps(layout_of<N>(c), {});
+  bool unit = st[0] == dtype_bytes(out.dtype);
+  for (int k = 1; k < N; ++k) unit = unit && (st[k] == 0 || st[k] == dtype_bytes(input(c, k - 1).dtype));
   if (!unit)
     return "takes operands unit-stride along the innermost dim, or broadcast along it; others run the reference loop";
   return nullptr;

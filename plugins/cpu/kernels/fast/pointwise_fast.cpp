@@ -24,22 +24,6 @@ constexpr int64_t kSmallCopy = int64_t{1} << 15;  // fewer elements: one memcpy 
 
 enum class Op { add, sub, mul, div };
 
-bool same_shape(const xd_view& v, const xd_view& out) {
-  if (v.ndim != out.ndim) return false;
-  for (int d = 0; d < out.ndim; ++d)
-    if (v.sizes[d] != out.sizes[d]) return false;
-  return true;
-}
-
-// The innermost steps (bytes) of the merged layout of out, a and b.
-std::array<int64_t, 3> inner_steps(const xd_view& out, const xd_view& a, const xd_view& b, int64_t sz) {
-  const strided_layout<3> l(out.ndim, out.sizes, {out.strides, a.strides, b.strides}, {sz, sz, sz});
-  std::array<int64_t, 3> steps{sz, sz, sz};
-  l.for_each_run({nullptr, nullptr, nullptr}, 0, std::min<int64_t>(l.numel(), 1),
-                 [&](const std::array<char*, 3>&, int64_t, const std::array<int64_t, 3>& s) { steps = s; });
-  return steps;
-}
-
 // A call small enough for the reference loop's inline path (see the top of the file). Never
 // throws: a malformed call is not small, and the checked path below reports it.
 bool small(const xd_kernel_call* c, int64_t limit) noexcept {
@@ -84,7 +68,8 @@ const char* binary_decline(const xd_kernel_call* c) {
   if (out.ndim > kMaxDims || !same_shape(a, out) || !same_shape(b, out))
     return "a malformed call (the reference reports it)";
   const int64_t sz = dtype_bytes(out.dtype);
-  const auto s = inner_steps(out, a, b, sz);
+  const auto s = inner_steps(strided_layout<3>(out.ndim, out.sizes, {out.strides, a.strides, b.strides}, {sz, sz, sz}),
+                             {sz, sz, sz});
   if (s[0] != sz || s[1] != sz || (s[2] != sz && s[2] != 0))
     return "takes operands unit-stride along their innermost dim (b may be broadcast); others run the reference loop";
   return nullptr;

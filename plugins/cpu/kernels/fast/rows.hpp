@@ -6,6 +6,8 @@
 #include "kernels/common.hpp"
 #include "kernels/fast/simd.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cstring>
 #include <memory>
 #include <type_traits>
@@ -90,6 +92,23 @@ inline bool contiguous_dims(const xd_view& v, uint64_t mask, int64_t elem_bytes)
     unit = unit && s[0] == elem_bytes;
   });
   return runs == 1 && unit;
+}
+
+// Whether v has out's shape (an operand the core broadcast arrives expanded to it, stride 0).
+inline bool same_shape(const xd_view& v, const xd_view& out) {
+  if (v.ndim != out.ndim) return false;
+  for (int d = 0; d < out.ndim; ++d)
+    if (v.sizes[d] != out.sizes[d]) return false;
+  return true;
+}
+
+// The byte steps of each tensor along l's innermost merged dim (`none` when l has no element):
+// what an elementwise kernel checks to know whether its vector loops can walk l's runs.
+template <int N>
+std::array<int64_t, N> inner_steps(const strided_layout<N>& l, std::array<int64_t, N> none) {
+  l.for_each_run({}, 0, std::min<int64_t>(l.numel(), 1),
+                 [&](const std::array<char*, N>&, int64_t, const std::array<int64_t, N>& s) { none = s; });
+  return none;
 }
 
 // Bytes of one element of a runtime dtype.

@@ -2,7 +2,7 @@
 // target as simd.cpp is: exp, sigmoid and silu through simd_exp-inl.h's exp on AVX-512 and
 // Highway's Exp elsewhere (max error 1 ulp); tanh and gelu's tanh form through tanh_any below
 // (2 ulp); log through Highway's Log; gelu's erf form through erf_clamped below (a rational
-// function, max error 3 ulp); sqrt, rsqrt, relu, neg and abs exactly as the reference rounds them.
+// function, max error 6 ulp); sqrt, rsqrt, relu, neg and abs exactly as the reference rounds them.
 // Highway's functions are defined on a range and say nothing of NaN (its Exp gives 0 for NaN and
 // is undefined above 104; its Log is defined for x > 0), so each is wrapped to give what the
 // reference loops' libm calls give: NaN stays NaN, exp overflows to +Inf, log(0) is -Inf and
