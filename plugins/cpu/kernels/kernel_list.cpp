@@ -21,7 +21,7 @@ extern const plugin::kernel_def def_mm_loop, def_addmm_loop, def_bmm_loop, def_b
 extern const plugin::kernel_def def_int_mm_loop, def_scaled_mm_loop;
 extern const plugin::kernel_def def_rms_norm, def_rms_norm_backward;
 extern const plugin::kernel_def def_layer_norm, def_layer_norm_backward;
-extern const plugin::kernel_def def_weight_int4_mm, def_quantize_int4;
+extern const plugin::kernel_def def_weight_int4_mm_fast, def_weight_int4_mm, def_quantize_int4;
 extern const plugin::kernel_def def_csr_addmm, def_csr_to_dense;
 extern const plugin::kernel_def def_index_select;
 extern const plugin::kernel_def def_gather;
@@ -145,6 +145,7 @@ const plugin::kernel_def* const kKernels[] = {
     &def_rms_norm_backward,
     &def_layer_norm,
     &def_layer_norm_backward,
+    &def_weight_int4_mm_fast,
     &def_weight_int4_mm,
     &def_quantize_int4,
     &def_csr_addmm,

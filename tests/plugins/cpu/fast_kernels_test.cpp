@@ -437,6 +437,53 @@ TEST_P(FastKernels, OutputsLargerThanTheCachesAreStreamedAndMatchTheReference) {
           "cpu.copy.fast", [&] { return std::vector<Tensor>{x.to(to)}; }, Tol{0, 0});
 }
 
+// weight_int4_mm through the fast kernel and the reference: the same products (each weight
+// dequantized with one rounding), summed in another order, so each output is judged against
+// sum |x * w| of its row and column. Shapes cover tiles of 1 to 4 rows and a partial one, groups
+// of 32 to 128, a column block and a partial one; x holds +-Inf and NaN in its special rows.
+TEST_P(FastKernels, WeightInt4MmMatchesTheReference) {
+  struct shape {
+    int64_t m, k, n, g;
+  };
+  for (const shape sh : {shape{1, 64, 7, 32}, shape{2, 256, 130, 64}, shape{3, 384, 1, 128}, shape{4, 128, 65, 32},
+                         shape{5, 256, 70, 128}, shape{9, 64, 131, 64}}) {
+    const int64_t groups = sh.k / sh.g;
+    std::vector<double> xv = random_values(static_cast<size_t>(sh.m * sh.k), -1, 1, d(), 20);
+    if (sh.m > 2) {
+      xv[static_cast<size_t>(sh.k + 3)] = kInf;      // row 1
+      xv[static_cast<size_t>(2 * sh.k + 5)] = kNaN;  // row 2
+    }
+    const std::vector<double> codes = random_values(static_cast<size_t>(sh.n * sh.k / 2), 0, 256, Dtype::u8, 21);
+    const std::vector<double> sv = random_values(static_cast<size_t>(groups * sh.n), 0.01, 0.1, d(), 22);
+    const std::vector<double> zv = random_values(static_cast<size_t>(groups * sh.n), 0, 16, Dtype::i8, 23);
+    const Tensor x = make(xv, {sh.m, sh.k}, d());
+    const Tensor wq = make(codes, {sh.n, sh.k / 2}, Dtype::u8);
+    const Tensor sc = make(sv, {groups, sh.n}, d());
+    const Tensor zp = make(zv, {groups, sh.n}, Dtype::i8);
+    const std::vector<double> xr = read(x), sr = read(sc);
+    std::vector<double> scale(static_cast<size_t>(sh.m * sh.n), 0.0);
+    for (int64_t i = 0; i < sh.m; ++i)
+      for (int64_t j = 0; j < sh.n; ++j)
+        for (int64_t k = 0; k < sh.k; ++k) {
+          const auto byte = static_cast<unsigned>(codes[static_cast<size_t>(j * sh.k / 2 + k / 2)]);
+          const double q = k % 2 == 0 ? byte & 15u : byte >> 4;
+          const size_t gz = static_cast<size_t>((k / sh.g) * sh.n + j);
+          const double xa = std::fabs(xr[static_cast<size_t>(i * sh.k + k)]);
+          if (std::isfinite(xa)) scale[static_cast<size_t>(i * sh.n + j)] += xa * std::fabs((q - zv[gz]) * sr[gz]);
+        }
+    const uint64_t before = calls_of("cpu.weight_int4_mm.fast");
+    const Tensor got = xd::weight_int4_mm(x, wq, sc, zp, sh.g);
+    ASSERT_GT(calls_of("cpu.weight_int4_mm.fast"), before);
+    ASSERT_TRUE(xd::set_kernel_enabled("cpu.weight_int4_mm.fast", false));
+    const Tensor expected = xd::weight_int4_mm(x, wq, sc, zp, sh.g);
+    ASSERT_TRUE(xd::set_kernel_enabled("cpu.weight_int4_mm.fast", true));
+    Tol t = tol(d());
+    t.rtol *= 4;
+    EXPECT_TRUE(all_close(read(got), read(expected), t, scale))
+        << "m " << sh.m << " k " << sh.k << " n " << sh.n << " g " << sh.g;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Dtypes, FastKernels, ::testing::Values(Dtype::f32, Dtype::f16, Dtype::bf16),
                          [](const auto& info) { return std::string(xd::dtype_name(info.param)); });
 

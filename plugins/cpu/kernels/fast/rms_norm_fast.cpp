@@ -1,11 +1,13 @@
 // RMS_NORM and RMS_NORM_BACKWARD over rows whose normalized dims are contiguous: the fast kernels
 // in front of kernels/rms_norm.cpp and kernels/rms_norm_backward.cpp, with their arithmetic (see
-// there): squares and products in f32, sums in double, rstd rounded to f32, dw accumulated per
-// fixed block of rows and the blocks added in order, so no result depends on the thread count.
-// The backward's sums are the exception: f32 fma, added in double at the end of a row (the dot)
-// or of kFoldRows rows (dw), and redone in double where the f32 sum is not finite; its dx and dw
-// share one pass over g and x. Both cut the work per element to what the memory allows
-// (docs/performance.md, "rms_norm_backward's sums in f32").
+// there): squares and products in f32, rstd rounded to f32, dw accumulated per fixed block of
+// rows and the blocks added in order, so no result depends on the thread count. The sums are the
+// exception: the reference's are in double, these are f32 fma in vector accumulators added in
+// double at the end of a row (the forward's sum of squares, the backward's dot) or of kFoldRows
+// rows (dw), and redone in double where the f32 sum is not finite; the backward's dx and dw share
+// one pass over g and x. Both cut the work per element to what the memory allows: a core here
+// runs out of instructions before the memory runs out of bandwidth (docs/performance.md,
+// "rms_norm_backward's sums in f32", "rms_norm's sum of squares in f32").
 // A row is read from memory once and revisited in L1/L2 (bf16/f16 converted in the vector loops); outputs larger than
 // the caches are written with non-temporal stores, and the next row is asked for while a row is
 // written (f32 rows of the forward, every row of the backward), so the memory reads while it writes.
@@ -116,12 +118,13 @@ struct rms_norm_fast {
       parallel_for(rows.numel(), grain, [&](int64_t begin, int64_t end) {
         stream_scope fence;
         auto row = [&](const T* xp, T* yp, float* rp, const T* next) {
-          double ss = simd::sum_squares(xp, elem_of<T>(), n);
+          double ss = simd::sum_squares_f32(xp, elem_of<T>(), n);
+          if (!std::isfinite(ss)) ss = simd::sum_squares(xp, elem_of<T>(), n);
           if (ss > static_cast<double>(std::numeric_limits<float>::max())) ss = std::numeric_limits<double>::infinity();
           const double ms = n == 0 ? std::numeric_limits<double>::quiet_NaN() : ss / static_cast<double>(n);
           const float r = static_cast<float>(1.0 / std::sqrt(static_cast<double>(static_cast<float>(ms) + eps)));
           *rp = r;
-          simd::scale_weighted(xp, elem_of<T>(), r, wp, yp, n, stream, {{next, nullptr}});
+          simd::scale_weighted(xp, elem_of<T>(), r, wp, yp, n, stream, {{next, nullptr}, kNextRowsIntoL2<T>});
         };
         rows.for_each_run({data(x), data(y), data(rstd)}, begin, end,
                           [&](const std::array<char*, 3>& p, int64_t len, const std::array<int64_t, 3>& st) {
@@ -208,7 +211,7 @@ struct rms_norm_backward_fast {
               [&](const std::array<char*, 4>& p, int64_t len, const std::array<int64_t, 4>& st) {
                 for (int64_t i = 0; i < len; ++i) {
                   simd::next_rows next;
-                  if (i + 1 < len) next = {{p[0] + (i + 1) * st[0], p[1] + (i + 1) * st[1]}};
+                  if (i + 1 < len) next = {{p[0] + (i + 1) * st[0], p[1] + (i + 1) * st[1]}, kNextRowsIntoL2<T>};
                   row(reinterpret_cast<const T*>(p[0] + i * st[0]), reinterpret_cast<const T*>(p[1] + i * st[1]),
                       *reinterpret_cast<const float*>(p[2] + i * st[2]), reinterpret_cast<T*>(p[3] + i * st[3]), next);
                 }

@@ -98,6 +98,38 @@ double SumSquares(const void* HWY_RESTRICT x, elem e, int64_t n) {
   });
 }
 
+double SumSquaresF32(const void* HWY_RESTRICT x, elem e, int64_t n) {
+  return by_elem(e, [&](auto t) {
+    constexpr elem E = decltype(t)::value;
+    const DF d;
+    const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+    auto a0 = hn::Zero(d), a1 = hn::Zero(d), a2 = hn::Zero(d), a3 = hn::Zero(d);
+    int64_t i = 0;
+    for (; i + 4 * N <= n; i += 4 * N) {
+      prefetch_ahead<E>(x, i, 4 * N);
+      const auto v0 = load_as<E>(d, x, i), v1 = load_as<E>(d, x, i + N);
+      const auto v2 = load_as<E>(d, x, i + 2 * N), v3 = load_as<E>(d, x, i + 3 * N);
+      a0 = hn::MulAdd(v0, v0, a0);
+      a1 = hn::MulAdd(v1, v1, a1);
+      a2 = hn::MulAdd(v2, v2, a2);
+      a3 = hn::MulAdd(v3, v3, a3);
+    }
+    for (; i + N <= n; i += N) {
+      const auto v = load_as<E>(d, x, i);
+      a0 = hn::MulAdd(v, v, a0);
+    }
+    HWY_ALIGN float lanes[hn::MaxLanes(DF())];
+    hn::Store(hn::Add(hn::Add(a0, a1), hn::Add(a2, a3)), d, lanes);
+    double s = 0;
+    for (int64_t k = 0; k < N; ++k) s += static_cast<double>(lanes[k]);
+    for (; i < n; ++i) {
+      const float v = load_one<E>(x, i);
+      s += static_cast<double>(v * v);
+    }
+    return s;
+  });
+}
+
 template <bool Max, elem E>
 float Extreme(const void* HWY_RESTRICT x, int64_t n) {
   const DF d;
@@ -168,16 +200,6 @@ HWY_INLINE void add_promoted(V t, A& lo, A& hi) {
   const DH dh;
   lo = hn::Add(lo, hn::PromoteTo(dd, hn::LowerHalf(dh, t)));
   hi = hn::Add(hi, hn::PromoteTo(dd, hn::UpperHalf(dh, t)));
-#endif
-}
-
-// A prefetch into L2 (x86's prefetcht1): the next row waits there without evicting this row and
-// its exponentials from L1.
-HWY_INLINE void prefetch_l2(const char* p) {
-#if HWY_ARCH_X86
-  _mm_prefetch(p, _MM_HINT_T1);
-#else
-  hwy::Prefetch(p);
 #endif
 }
 
@@ -369,6 +391,7 @@ namespace xd::cpu::simd {
 
 HWY_EXPORT(SumMaxAbs);
 HWY_EXPORT(SumSquares);
+HWY_EXPORT(SumSquaresF32);
 HWY_EXPORT(MaxF);
 HWY_EXPORT(MinF);
 HWY_EXPORT(FindFirst);
@@ -408,6 +431,7 @@ double sum_max_abs(const void* x, elem e, int64_t n, float* largest) {
   return HWY_DYNAMIC_DISPATCH(SumMaxAbs)(x, e, n, largest);
 }
 double sum_squares(const void* x, elem e, int64_t n) { return HWY_DYNAMIC_DISPATCH(SumSquares)(x, e, n); }
+double sum_squares_f32(const void* x, elem e, int64_t n) { return HWY_DYNAMIC_DISPATCH(SumSquaresF32)(x, e, n); }
 float max(const void* x, elem e, int64_t n) { return HWY_DYNAMIC_DISPATCH(MaxF)(x, e, n); }
 float min(const void* x, elem e, int64_t n) { return HWY_DYNAMIC_DISPATCH(MinF)(x, e, n); }
 int64_t find_first(const void* x, elem e, int64_t n, float value) {

@@ -32,6 +32,9 @@ bool cap_target(std::string_view isa);
 // ---- reductions over x[0, n)
 double sum_max_abs(const void* x, elem e, int64_t n, float* largest);  // in double; *largest = max |x| (NaN ignored)
 double sum_squares(const void* x, elem e, int64_t n);                  // sum of float(x*x), in double
+// The same sum by f32 fma in four vector accumulators, their lanes added in double: within
+// xd-conform's tolerance of the double one; the caller redoes it in double where it is not finite.
+double sum_squares_f32(const void* x, elem e, int64_t n);
 float max(const void* x, elem e, int64_t n);                           // NaN if any element is NaN; -Inf for n == 0
 float min(const void* x, elem e, int64_t n);                           // NaN if any element is NaN; +Inf for n == 0
 // The first i with x[i] == value (-0 equal to +0), or with x[i] NaN when value is NaN; n if none.
@@ -54,8 +57,11 @@ void subtract2(const float* x, float a, float b, void* y, elem ey, int64_t n, bo
 // it stores, one line per line it writes, so the caller's next pass over them (a sum over memory)
 // finds them cached: a row loop that reads, then writes, would otherwise leave the memory idle
 // for reads while it writes (docs/performance.md, "Reads during the writes").
+// `into_l2` asks for them into L2 only (x86's prefetcht1), for a loop whose rows in L1 leave no
+// room for them (rows.hpp, kNextRowsIntoL2).
 struct next_rows {
   const void* row[2] = {nullptr, nullptr};
+  bool into_l2 = false;
 };
 // y[i] = (x[i] * r) * w[i], or x[i] * r without a weight (w == nullptr).
 void scale_weighted(const void* x, elem e, float r, const float* w, void* y, int64_t n, bool stream = false,
@@ -112,5 +118,14 @@ void select(const uint8_t* cond, const void* a, const void* b, int bytes, void* 
 // stream_copy, before its results are published (the end of its parallel range).
 void stream_copy(void* dst, const void* src, size_t bytes);
 void stream_fence();
+
+// ---- int4 weights (weight_int4_mm, docs/ops/int4.md's layout)
+// out[r] = sum over k < K of x_r[k] * w[k] for each r < rows (1 to 4; more are taken as 4),
+// w[k] = (q[k] - z[k/g]) * s[k/g] rounded once as the reference dequantizes it, q being one
+// weight row's codes (K/2 bytes, even k in the low nibble) and x_r split into its even elements
+// xe[r] and odd ones xo[r] (K/2 each). The reference's products, summed in f32 in another order.
+// Group i's scale and zero point: s[i * sz_step], z[i * sz_step]. g: a multiple of 32 dividing K.
+void int4_dot(const uint8_t* q, int64_t k, int64_t g, const float* s, const float* z, int64_t sz_step,
+              const float* const* xe, const float* const* xo, int rows, float* out);
 
 }  // namespace xd::cpu::simd

@@ -195,6 +195,16 @@ HWY_INLINE void store_as(D d, hn::Vec<D> v, void* HWY_RESTRICT p, int64_t i, boo
   }
 }
 
+// A prefetch into L2 (x86's prefetcht1): a row asked for early waits there without evicting the
+// rows (or exponentials) the loop is using from L1.
+HWY_INLINE void prefetch_l2(const char* p) {
+#if HWY_ARCH_X86
+  _mm_prefetch(p, _MM_HINT_T1);
+#else
+  hwy::Prefetch(p);
+#endif
+}
+
 // Asks once for each cache line that starts within elements [i, i + count) of each of `next`'s
 // rows (of element type E), and at i == 0 for the line the row starts in: called for consecutive
 // ranges, it asks for every line of the rows once, whatever the vector width. A prefetch never
@@ -207,8 +217,13 @@ HWY_INLINE void prefetch_rows(const next_rows& next, int64_t i, int64_t count) {
     if (row == nullptr) continue;
     const uintptr_t first = reinterpret_cast<uintptr_t>(row) + static_cast<uintptr_t>(i) * size;
     const uintptr_t end = first + static_cast<uintptr_t>(count) * size;
-    for (uintptr_t at = (i == 0 ? first : first + line - 1) & ~(line - 1); at < end; at += line)
-      hwy::Prefetch(reinterpret_cast<const char*>(at));
+    for (uintptr_t at = (i == 0 ? first : first + line - 1) & ~(line - 1); at < end; at += line) {
+      if (next.into_l2) {
+        prefetch_l2(reinterpret_cast<const char*>(at));
+      } else {
+        hwy::Prefetch(reinterpret_cast<const char*>(at));
+      }
+    }
   }
 }
 
