@@ -26,12 +26,19 @@ output written once, in its own dtype, the same count for both libraries:
   eq, lt (bool out)                 2·n·s + n
   where (bool condition)            3·n·s + n
   argmax (over the last dim)        n·s + rows·8
+  attention (causal; --attention BHxSxD, default 8x1024x64)   4·BH·S·D·s (q, k, v in; out)
+  weight_int4_mm (--int4 MxKxN, default 1x4096x4096, groups of 128)   K·N/2 + 2·(K/128)·N·s + M·K·s + M·N·s
 (n = M·N elements, s = the dtype's size, N = the last dim, rows = M.) torch's rms_norm does not
 write an rstd; it is counted anyway, as for xdispatch.
 
 The yardstick: numpy.copyto of `--copy-mib` MiB (default 64, f32 4096x4096's size) between two
 arrays allocated and written once, timed in the same loop (once per rep of every op), read +
 write counted; "%memcpy" is each op's GB/s over its median.
+
+torch 1.13 has no scaled_dot_product_attention and no int4 matmul. attention is what a libtorch
+user writes, softmax((q @ kᵀ)·scale with the keys j > i at -inf) @ v; weight_int4_mm is timed
+against torch's matmul with the dequantized weight in the dtype, x @ wᵀ: what such a user runs
+(the bytes are counted as for xdispatch's packed weight).
 
 torch 1.13 has no rms_norm: the forward is what a libtorch user writes,
     x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) * w
@@ -56,7 +63,18 @@ OPS = [
     "softmax", "log_softmax", "rms_norm", "rms_norm_backward", "sum", "mean", "amax", "add", "add_broadcast",
     "exp", "sigmoid", "silu", "tanh", "gelu_tanh",
     "log", "sqrt", "rsqrt", "relu", "neg", "abs", "gelu", "pow", "div", "eq", "lt", "where", "argmax",
+    "attention", "weight_int4_mm",
 ]
+
+
+def parse_dims(text):
+    try:
+        dims = [int(d) for d in text.split("x")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not NxNxN") from None
+    if len(dims) != 3 or min(dims) < 1:
+        raise argparse.ArgumentTypeError(f"'{text}' needs three positive dims")
+    return dims
 
 
 def parse_size(text):
@@ -138,6 +156,27 @@ def make_cases(torch, xd, args):
 
         return formula
 
+    bh, sq, hd = args.attention
+    aq, ak, av = (torch.randn((bh, sq, hd), generator=gen).to(tdt) for _ in range(3))
+    xaq, xak, xav = (to_xd(t) for t in (aq, ak, av))
+    causal_mask = torch.ones((sq, sq), dtype=torch.bool).triu(1)
+
+    def torch_attention():
+        sc = (aq @ ak.transpose(1, 2)) * (1.0 / hd**0.5)
+        return torch.softmax(sc.masked_fill(causal_mask, float("-inf")), -1) @ av
+
+    im, ik, inn = args.int4
+    group = 128
+    ix = uniform((im, ik), -1.0, 2.0)
+    iw = uniform((inn, ik), -1.0, 2.0)
+    # quantize_int4 takes f32 or bf16 weights; the scales then go to the input's dtype.
+    xd_dtype = {"f32": xd.float32, "bf16": xd.bfloat16, "f16": xd.float16}[args.dtype]
+    packed, scales, zeros = xd.quantize_int4(to_xd(iw if args.dtype == "bf16" else iw.float()), group)
+    scales = scales.to(xd_dtype)
+    w_deq = torch.from_dlpack(xd.dequantize_int4(packed, scales, zeros, group)).clone()
+    xix = to_xd(ix)
+    int4_bytes = ik * inn // 2 + 2 * (ik // group) * inn * s + im * ik * s + im * inn * s
+
     rstd_bytes = m * 4
     red_bytes = elems * s + m * s
     # op: (xdispatch call, a factory of torch's call, bytes)
@@ -182,6 +221,16 @@ def make_cases(torch, xd, args):
         "lt": (lambda: xd.lt(xa, xb), plain(lambda: torch.lt(a, b)), 2 * elems * s + elems),
         "where": (lambda: xd.where(xcond, xa, xb), plain(lambda: torch.where(cond, a, b)), 3 * elems * s + elems),
         "argmax": (lambda: xd.argmax(xx, 1), plain(lambda: torch.argmax(x, -1)), elems * s + m * 8),
+        "attention": (
+            lambda: xd.scaled_dot_product_attention(xaq, xak, xav, is_causal=True),
+            plain(torch_attention),
+            4 * bh * sq * hd * s,
+        ),
+        "weight_int4_mm": (
+            lambda: xd.weight_int4_mm(xix, packed, scales, zeros, group),
+            plain(lambda: ix @ w_deq.t()),
+            int4_bytes,
+        ),
     }, dev
 
 
@@ -197,6 +246,8 @@ def main():
     ap.add_argument("--dtype", choices=sorted(DTYPES), default="f32")
     ap.add_argument("--size", type=parse_size, default=[4096, 4096], help="MxN (default 4096x4096)")
     ap.add_argument("--threads", type=int, default=2, help="torch.set_num_threads (default 2)")
+    ap.add_argument("--attention", type=parse_dims, default=[8, 1024, 64], help="attention's BHxSxD (default 8x1024x64)")
+    ap.add_argument("--int4", type=parse_dims, default=[1, 4096, 4096], help="weight_int4_mm's MxKxN (default 1x4096x4096)")
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--copy-mib", type=float, default=64.0, help="MiB the numpy.copyto yardstick copies")

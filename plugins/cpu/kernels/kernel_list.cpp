@@ -25,7 +25,7 @@ extern const plugin::kernel_def def_weight_int4_mm_fast, def_weight_int4_mm, def
 extern const plugin::kernel_def def_csr_addmm, def_csr_to_dense;
 extern const plugin::kernel_def def_index_select;
 extern const plugin::kernel_def def_gather;
-extern const plugin::kernel_def def_scaled_dot_product_attention;
+extern const plugin::kernel_def def_scaled_dot_product_attention_fast, def_scaled_dot_product_attention;
 extern const plugin::kernel_def def_conv2d;
 extern const plugin::kernel_def def_max_pool2d, def_avg_pool2d;
 extern const plugin::kernel_def def_cumsum, def_topk;
@@ -154,6 +154,7 @@ const plugin::kernel_def* const kKernels[] = {
     &def_index_select,
     &def_gather,
     // attention
+    &def_scaled_dot_product_attention_fast,
     &def_scaled_dot_product_attention,
     // convolution: oneDNN first, the reference loop last
 #ifdef XD_CPU_HAVE_DNNL

@@ -484,6 +484,78 @@ TEST_P(FastKernels, WeightInt4MmMatchesTheReference) {
   }
 }
 
+// scaled_dot_product_attention through the fast kernel and the reference. Shapes: tiles of 4
+// query rows and a partial one; head dims that are not multiples of a vector (and over 4 vectors,
+// so the values run in two column blocks); causal with L < S, L = S and L > S (tiles that cross
+// the last key); an additive mask per batch and one broadcast over rows and batches (stride 0);
+// a bool mask with a row that masks every key (NaN); q, k and v as transposed views; decode (one
+// query row a batch, the batches split over the threads).
+TEST_P(FastKernels, AttentionMatchesTheReference) {
+  struct shape {
+    int64_t b, l, s, e, ev;
+  };
+  Tol t = tol(d());
+  t.rtol *= 8;  // sums in another order, exp within 1 ulp, and scores of 70 products
+  t.atol *= 8;
+  int seed = 30;
+  for (const shape sh : {shape{2, 9, 13, 8, 8}, shape{1, 7, 7, 70, 19}, shape{3, 18, 5, 16, 80},
+                         shape{1, 5, 40, 33, 64}, shape{4, 1, 37, 16, 16}}) {
+    const Tensor q = make_values({sh.b, sh.l, sh.e}, false, seed++);
+    const Tensor k = make_values({sh.b, sh.s, sh.e}, false, seed++);
+    const Tensor v = make_values({sh.b, sh.s, sh.ev}, false, seed++);
+    const std::string where = "b " + std::to_string(sh.b) + " l " + std::to_string(sh.l) + " s " +
+                              std::to_string(sh.s) + " e " + std::to_string(sh.e) + " ev " + std::to_string(sh.ev);
+    for (const bool causal : {false, true})
+      expect_same(
+          "cpu.scaled_dot_product_attention.fast",
+          [&] { return std::vector<Tensor>{xd::scaled_dot_product_attention(q, k, v, std::nullopt, causal)}; }, t);
+    const Tensor mask = make_values({sh.b, sh.l, sh.s}, false, seed++);
+    const Tensor row_mask = make_values({1, 1, sh.s}, false, seed++).expand({sh.b, sh.l, sh.s});
+    for (const Tensor& m : {mask, row_mask})
+      expect_same(
+          "cpu.scaled_dot_product_attention.fast",
+          [&] { return std::vector<Tensor>{xd::scaled_dot_product_attention(q, k, v, m, false, 0.3)}; }, t);
+    // Transposed views: q, k and v's rows strided, their elements not.
+    const Tensor qt = make_values({sh.b, sh.e, sh.l}, false, seed++).transpose(1, 2);
+    const Tensor kt = make_values({sh.b, sh.e, sh.s}, false, seed++).transpose(1, 2);
+    const Tensor vt = make_values({sh.b, sh.ev, sh.s}, false, seed++).transpose(1, 2);
+    expect_same(
+        "cpu.scaled_dot_product_attention.fast",
+        [&] { return std::vector<Tensor>{xd::scaled_dot_product_attention(qt, kt, vt, std::nullopt, true)}; }, t);
+    SCOPED_TRACE(where);
+  }
+  // Special values: NaN and +-Inf in q, k and v, a bool mask with one row all false (NaN out).
+  const Tensor q = make_values({2, 6, 24}, true, 50);
+  const Tensor k = make_values({2, 11, 24}, true, 51);
+  const Tensor v = make_values({2, 11, 17}, true, 52);
+  std::vector<double> keep(2 * 6 * 11, 1.0);
+  for (size_t j = 0; j < 11; ++j) keep[3 * 11 + j] = 0.0;  // batch 0, row 3
+  for (size_t j = 0; j < keep.size(); j += 5) keep[j] = 0.0;
+  const Tensor bool_mask = make(keep, {2, 6, 11}, Dtype::boolean);
+  expect_same(
+      "cpu.scaled_dot_product_attention.fast",
+      [&] { return std::vector<Tensor>{xd::scaled_dot_product_attention(q, k, v, bool_mask)}; }, t);
+  expect_same(
+      "cpu.scaled_dot_product_attention.fast",
+      [&] { return std::vector<Tensor>{xd::scaled_dot_product_attention(q, k, v, std::nullopt, true)}; }, t);
+  // Causal rows never reach a later key, whatever it holds: NaN and Inf in the last keys' values.
+  std::vector<double> late = random_values(9 * 21, -1, 1, d(), 56);
+  for (size_t c = 0; c < 21; ++c) late[8 * 21 + c] = c % 2 ? kNaN : kInf;
+  for (size_t c = 0; c < 21; ++c) late[5 * 21 + c] = kNaN;
+  const Tensor vl = make(late, {1, 9, 21}, d());
+  const Tensor ql = make_values({1, 9, 12}, false, 57), kl = make_values({1, 9, 12}, false, 58);
+  expect_same(
+      "cpu.scaled_dot_product_attention.fast",
+      [&] { return std::vector<Tensor>{xd::scaled_dot_product_attention(ql, kl, vl, std::nullopt, true)}; }, t);
+  const std::vector<double> early = read(xd::scaled_dot_product_attention(ql, kl, vl, std::nullopt, true));
+  for (size_t i = 0; i < 5 * 21; ++i) EXPECT_TRUE(std::isfinite(early[i])) << "row " << i / 21 << " saw a later key";
+  const Tensor out =
+      xd::scaled_dot_product_attention(make_values({2, 6, 24}, false, 53), make_values({2, 11, 24}, false, 54),
+                                       make_values({2, 11, 17}, false, 55), bool_mask);
+  const std::vector<double> o = read(out);
+  for (size_t c = 0; c < 17; ++c) EXPECT_TRUE(std::isnan(o[3 * 17 + c])) << "a row with every key masked is NaN";
+}
+
 INSTANTIATE_TEST_SUITE_P(Dtypes, FastKernels, ::testing::Values(Dtype::f32, Dtype::f16, Dtype::bf16),
                          [](const auto& info) { return std::string(xd::dtype_name(info.param)); });
 

@@ -128,4 +128,19 @@ void stream_fence();
 void int4_dot(const uint8_t* q, int64_t k, int64_t g, const float* s, const float* z, int64_t sz_step,
               const float* const* xe, const float* const* xo, int rows, float* out);
 
+// ---- attention tiles (scaled_dot_product_attention), rows: 1 to 4 (more are taken as 4)
+// Keys a panel of packed K holds: key j's element e at kp[(j / kKeyPanel) * E * kKeyPanel +
+// e * kKeyPanel + j % kKeyPanel], the panels zero-padded past the last key.
+inline constexpr int64_t kKeyPanel = 32;
+// s[r][j] = (sum over e < e_count of q[r][e] * k[j][e]) * scale for j < n, the sum in order of e
+// by f32 fma, one rounding for the scale (as the reference's dot * scale). s's rows (ld_s floats)
+// are written up to n rounded up to a multiple of kKeyPanel.
+void attention_scores(const float* q, int64_t ld_q, int rows, const float* kp, int64_t e_count, int64_t n, float scale,
+                      float* s, int64_t ld_s);
+// o[r][c] = sum over j < n + r * extra of p[r][j] * v[j][c] for c < width, in order of j by f32
+// fma: extra = 1 for a causal tile (each row one key more than the one before); a key past a
+// row's count never reaches it, whatever p and v hold there.
+void attention_values(const float* p, int64_t ld_p, int rows, const float* v, int64_t ld_v, int64_t n, int64_t extra,
+                      int64_t width, float* o, int64_t ld_o);
+
 }  // namespace xd::cpu::simd
