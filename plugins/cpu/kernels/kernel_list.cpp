@@ -41,6 +41,7 @@ extern const plugin::kernel_def def_log_fast, def_sqrt_fast, def_rsqrt_fast, def
 extern const plugin::kernel_def def_mm_dnnl, def_addmm_dnnl, def_bmm_dnnl, def_baddbmm_dnnl, def_int_mm_dnnl;
 extern const plugin::kernel_def def_mm_dnnl_f32, def_addmm_dnnl_f32, def_bmm_dnnl_f32, def_baddbmm_dnnl_f32;
 extern const plugin::kernel_def def_conv2d_dnnl;
+extern const plugin::kernel_def def_weight_int4_mm_dnnl;
 #endif
 
 namespace {
@@ -145,6 +146,9 @@ const plugin::kernel_def* const kKernels[] = {
     &def_rms_norm_backward,
     &def_layer_norm,
     &def_layer_norm_backward,
+#ifdef XD_CPU_HAVE_DNNL
+    &def_weight_int4_mm_dnnl,
+#endif
     &def_weight_int4_mm_fast,
     &def_weight_int4_mm,
     &def_quantize_int4,
@@ -156,7 +160,7 @@ const plugin::kernel_def* const kKernels[] = {
     // attention
     &def_scaled_dot_product_attention_fast,
     &def_scaled_dot_product_attention,
-    // convolution: oneDNN first, the reference loop last
+// convolution: oneDNN first, the reference loop last
 #ifdef XD_CPU_HAVE_DNNL
     &def_conv2d_dnnl,
 #endif

@@ -437,16 +437,23 @@ TEST_P(FastKernels, OutputsLargerThanTheCachesAreStreamedAndMatchTheReference) {
           "cpu.copy.fast", [&] { return std::vector<Tensor>{x.to(to)}; }, Tol{0, 0});
 }
 
-// weight_int4_mm through the fast kernel and the reference: the same products (each weight
-// dequantized with one rounding), summed in another order, so each output is judged against
+// weight_int4_mm through the fast kernels (the packed one, and oneDNN's on dequantized blocks)
+// and the reference: the same products (each weight dequantized with one rounding), summed in
+// another order, so each output is judged against
 // sum |x * w| of its row and column. Shapes cover tiles of 1 to 4 rows and a partial one, groups
 // of 32 to 128, a column block and a partial one; x holds +-Inf and NaN in its special rows.
 TEST_P(FastKernels, WeightInt4MmMatchesTheReference) {
   struct shape {
     int64_t m, k, n, g;
   };
-  for (const shape sh : {shape{1, 64, 7, 32}, shape{2, 256, 130, 64}, shape{3, 384, 1, 128}, shape{4, 128, 65, 32},
-                         shape{5, 256, 70, 128}, shape{9, 64, 131, 64}}) {
+  // From 16 rows on, oneDNN's kernel takes the call where the plugin has it (two blocks of 256
+  // weight rows and a partial one below); the packed kernel otherwise.
+  bool have_dnnl = false;
+  for (const auto& k : xd::kernels()) have_dnnl = have_dnnl || k.name == "cpu.weight_int4_mm.dnnl";
+  for (const shape sh :
+       {shape{1, 64, 7, 32}, shape{2, 256, 130, 64}, shape{3, 384, 1, 128}, shape{4, 128, 65, 32},
+        shape{5, 256, 70, 128}, shape{9, 64, 131, 64}, shape{16, 128, 600, 32}, shape{21, 256, 17, 128}}) {
+    const std::string kernel = sh.m >= 16 && have_dnnl ? "cpu.weight_int4_mm.dnnl" : "cpu.weight_int4_mm.fast";
     const int64_t groups = sh.k / sh.g;
     std::vector<double> xv = random_values(static_cast<size_t>(sh.m * sh.k), -1, 1, d(), 20);
     if (sh.m > 2) {
@@ -471,12 +478,12 @@ TEST_P(FastKernels, WeightInt4MmMatchesTheReference) {
           const double xa = std::fabs(xr[static_cast<size_t>(i * sh.k + k)]);
           if (std::isfinite(xa)) scale[static_cast<size_t>(i * sh.n + j)] += xa * std::fabs((q - zv[gz]) * sr[gz]);
         }
-    const uint64_t before = calls_of("cpu.weight_int4_mm.fast");
+    const uint64_t before = calls_of(kernel);
     const Tensor got = xd::weight_int4_mm(x, wq, sc, zp, sh.g);
-    ASSERT_GT(calls_of("cpu.weight_int4_mm.fast"), before);
-    ASSERT_TRUE(xd::set_kernel_enabled("cpu.weight_int4_mm.fast", false));
+    ASSERT_GT(calls_of(kernel), before) << kernel << " did not run";
+    for (const char* k : {"cpu.weight_int4_mm.dnnl", "cpu.weight_int4_mm.fast"}) xd::set_kernel_enabled(k, false);
     const Tensor expected = xd::weight_int4_mm(x, wq, sc, zp, sh.g);
-    ASSERT_TRUE(xd::set_kernel_enabled("cpu.weight_int4_mm.fast", true));
+    for (const char* k : {"cpu.weight_int4_mm.dnnl", "cpu.weight_int4_mm.fast"}) xd::set_kernel_enabled(k, true);
     Tol t = tol(d());
     t.rtol *= 4;
     EXPECT_TRUE(all_close(read(got), read(expected), t, scale))

@@ -7,6 +7,7 @@
 // passes over them. Per group, sum of x * (q - z) in f32 and one multiplication by the scale, as
 // the GPU kernels sum: the results differ from the reference's by summation rounding, within
 // xd-conform's tolerance (which grows with sqrt(K)).
+#include "kernels/fast/int4_mm.hpp"
 #include "kernels/fast/rows.hpp"
 
 #include <vector>
@@ -21,7 +22,9 @@ bool dense_2d(const xd_view& v) {
   return v.ndim == 2 && (v.sizes[1] <= 1 || v.strides[1] == 1) && (v.sizes[0] <= 1 || v.strides[0] == v.sizes[1]);
 }
 
-const char* decline_reason(const xd_kernel_call* c) {
+}  // namespace
+
+const char* int4_mm_decline(const xd_kernel_call* c) {
   if (c->num_inputs != 4 || c->num_outputs != 1) return "a malformed call (the reference reports it)";
   const xd_view& x = input(c, 0);
   const xd_view& wq = input(c, 1);
@@ -40,15 +43,18 @@ const char* decline_reason(const xd_kernel_call* c) {
   return nullptr;
 }
 
+namespace {
+
 int32_t check(const xd_kernel_call* c, char* reason, size_t reason_size) {
-  return check_with(reason, reason_size, [&] { return decline_reason(c); });
+  return check_with(reason, reason_size, [&] { return int4_mm_decline(c); });
 }
 
 struct int4_mm_fast {
   template <class T>
   static xd_status run(const xd_kernel_call* c) {
     return kernel_guard(c, [&] {
-      if (const char* why = decline_reason(c)) plugin::fail(XD_ERR_INTERNAL, std::string("weight_int4_mm.fast ") + why);
+      if (const char* why = int4_mm_decline(c))
+        plugin::fail(XD_ERR_INTERNAL, std::string("weight_int4_mm.fast ") + why);
       const xd_view& x = input(c, 0);
       const int64_t m = x.sizes[0], k = x.sizes[1], n = input(c, 1).sizes[0];
       const int64_t g = need_attrs<xd_attrs_int4>(c).group_size;

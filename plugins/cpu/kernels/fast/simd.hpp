@@ -127,6 +127,8 @@ void stream_fence();
 // Group i's scale and zero point: s[i * sz_step], z[i * sz_step]. g: a multiple of 32 dividing K.
 void int4_dot(const uint8_t* q, int64_t k, int64_t g, const float* s, const float* z, int64_t sz_step,
               const float* const* xe, const float* const* xo, int rows, float* out);
+// w[k] = (q[k] - z[k/g]) * s[k/g] for k < K, the reference's dequantized weight row (f32).
+void int4_dequantize(const uint8_t* q, int64_t k, int64_t g, const float* s, const float* z, int64_t sz_step, float* w);
 
 // ---- attention tiles (scaled_dot_product_attention), rows: 1 to 4 (more are taken as 4)
 // Keys a panel of packed K holds: key j's element e at kp[(j / kKeyPanel) * E * kKeyPanel +

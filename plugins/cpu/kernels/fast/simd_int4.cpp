@@ -93,6 +93,42 @@ HWY_INLINE void int4_dot_rows(const uint8_t* HWY_RESTRICT q, int64_t half_k, int
   }
 }
 
+void Int4Dequantize(const uint8_t* HWY_RESTRICT q, int64_t k, int64_t g, const float* HWY_RESTRICT s,
+                    const float* HWY_RESTRICT z, int64_t sz_step, float* HWY_RESTRICT w) {
+  constexpr bool kTable = hn::MaxLanes(DF()) == 16;
+  const DF d;
+  const hn::Rebind<uint8_t, DF> d8;
+  const hn::Rebind<int32_t, DF> di;
+  const hn::Rebind<uint32_t, DF> du;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  const int64_t half_k = k / 2, half_g = g / 2;
+  const auto low_nibble = hn::Set(di, 15);
+  for (int64_t g0 = 0, gi = 0; g0 < half_k; g0 += half_g, ++gi) {
+    const float zg = z[gi * sz_step], sg = s[gi * sz_step];
+    const auto vz = hn::Set(d, zg), vs = hn::Set(d, sg);
+    const auto table = hn::Mul(hn::Sub(hn::Iota(d, 0.0f), vz), vs);
+    int64_t b = g0;
+    for (; b + N <= g0 + half_g; b += N) {
+      const auto bytes = hn::BitCast(di, hn::PromoteTo(du, hn::LoadU(d8, q + b)));
+      const auto lo = hn::And(bytes, low_nibble), hi = hn::ShiftRight<4>(bytes);
+      hn::Vec<DF> wl, wh;
+      if constexpr (kTable) {
+        wl = hn::TableLookupLanes(table, hn::IndicesFromVec(d, lo));
+        wh = hn::TableLookupLanes(table, hn::IndicesFromVec(d, hi));
+      } else {
+        wl = hn::Mul(hn::Sub(hn::ConvertTo(d, lo), vz), vs);
+        wh = hn::Mul(hn::Sub(hn::ConvertTo(d, hi), vz), vs);
+      }
+      // Back to k order: even k from the low nibbles, odd k from the high ones.
+      hn::StoreInterleaved2(wl, wh, d, w + 2 * b);
+    }
+    for (; b < g0 + half_g; ++b) {
+      w[2 * b] = (static_cast<float>(q[b] & 15) - zg) * sg;
+      w[2 * b + 1] = (static_cast<float>(q[b] >> 4) - zg) * sg;
+    }
+  }
+}
+
 void Int4Dot(const uint8_t* HWY_RESTRICT q, int64_t k, int64_t g, const float* HWY_RESTRICT s,
              const float* HWY_RESTRICT z, int64_t sz_step, const float* const* xe, const float* const* xo, int rows,
              float* HWY_RESTRICT out) {
@@ -117,10 +153,16 @@ HWY_AFTER_NAMESPACE();
 namespace xd::cpu::simd {
 
 HWY_EXPORT(Int4Dot);
+HWY_EXPORT(Int4Dequantize);
 
 void int4_dot(const uint8_t* q, int64_t k, int64_t g, const float* s, const float* z, int64_t sz_step,
               const float* const* xe, const float* const* xo, int rows, float* out) {
   HWY_DYNAMIC_DISPATCH(Int4Dot)(q, k, g, s, z, sz_step, xe, xo, rows, out);
+}
+
+void int4_dequantize(const uint8_t* q, int64_t k, int64_t g, const float* s, const float* z, int64_t sz_step,
+                     float* w) {
+  HWY_DYNAMIC_DISPATCH(Int4Dequantize)(q, k, g, s, z, sz_step, w);
 }
 
 }  // namespace xd::cpu::simd
