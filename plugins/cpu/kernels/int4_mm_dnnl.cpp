@@ -35,9 +35,9 @@ const char* plan_of(const xd_kernel_call* c, plan& p) {
   p.g = need_attrs<xd_attrs_int4>(c).group_size;
   if (p.m < kMinRows) return "fewer than 16 rows of x: weight_int4_mm.fast reads the packed weight once";
   if (p.n == 0) return "an empty result";
-  const int64_t room = (kTempFloats - p.m * p.k) / (p.k + p.m);
+  const int64_t room = (kTempFloats - p.m * p.k) / (p.k + p.m);  // weight rows a block can hold
+  if (room < 16) return "x and a block of the dequantized weight exceed the bounded f32 buffers";
   p.block = std::min({kBlockRows, p.n, room});
-  if (p.block < 16) return "x and a block of the dequantized weight exceed the bounded f32 buffers";
   return nullptr;
 }
 

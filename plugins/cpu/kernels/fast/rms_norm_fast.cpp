@@ -7,7 +7,7 @@
 // rows (dw), and redone in double where the f32 sum is not finite; the backward's dx and dw share
 // one pass over g and x. Both cut the work per element to what the memory allows: a core here
 // runs out of instructions before the memory runs out of bandwidth (docs/performance.md,
-// "rms_norm_backward's sums in f32", "rms_norm's sum of squares in f32").
+// "rms_norm_backward's sums in f32", "rms_norm's sum of squares in f32; the next rows into L2").
 // A row is read from memory once and revisited in L1/L2 (bf16/f16 converted in the vector loops); outputs larger than
 // the caches are written with non-temporal stores, and the next row is asked for while a row is
 // written (f32 rows of the forward, every row of the backward), so the memory reads while it writes.

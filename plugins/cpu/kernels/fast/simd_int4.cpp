@@ -24,26 +24,46 @@ HWY_BEFORE_NAMESPACE();
 namespace xd::cpu::simd {
 namespace HWY_NAMESPACE {
 
-// Rows x_0 .. x_{R-1} against one weight row, each weight w = (q - z) * s rounded once as the
-// reference dequantizes it, the products summed in f32 vector accumulators (even and odd k
-// apart). With 16 lanes, a group's 16 possible weights are one vector, made once per group, and
-// each code picks its weight by a lane permutation: the conversion, subtraction and
-// multiplication per code cost three times as long. With one or two rows, steps alternate
-// between two sets of accumulators (U = 2), so the multiply-adds do not wait on each other.
 constexpr int64_t kCodesAhead = 2048;  // bytes of codes asked for ahead of the ones in use
+// With 16 lanes a group's 16 possible weights are one vector, made once per group, and each code
+// picks its weight by a lane permutation: the conversion, subtraction and multiplication per code
+// measured three times as long.
+constexpr bool kTable = hn::MaxLanes(DF()) == 16;
+
+// Lane c: the weight of code c in a group of zero point vz and scale vs (used where kTable).
+HWY_INLINE hn::Vec<DF> weight_table(hn::Vec<DF> vz, hn::Vec<DF> vs) {
+  return hn::Mul(hn::Sub(hn::Iota(DF(), 0.0f), vz), vs);
+}
+
+// The weights (q - z) * s of the codes in N bytes at p, each rounded once as the reference
+// dequantizes it: wl those of the low nibbles (even k), wh of the high ones (odd k).
+HWY_INLINE void unpack_codes(const uint8_t* HWY_RESTRICT p, hn::Vec<DF> vz, hn::Vec<DF> vs, hn::Vec<DF> table,
+                             hn::Vec<DF>& wl, hn::Vec<DF>& wh) {
+  const DF d;
+  const hn::Rebind<int32_t, DF> di;
+  const auto codes = hn::PromoteTo(hn::Rebind<uint32_t, DF>(), hn::LoadU(hn::Rebind<uint8_t, DF>(), p));
+  const auto bytes = hn::BitCast(di, codes);
+  const auto lo = hn::And(bytes, hn::Set(di, 15)), hi = hn::ShiftRight<4>(bytes);
+  if constexpr (kTable) {
+    wl = hn::TableLookupLanes(table, hn::IndicesFromVec(d, lo));
+    wh = hn::TableLookupLanes(table, hn::IndicesFromVec(d, hi));
+  } else {
+    wl = hn::Mul(hn::Sub(hn::ConvertTo(d, lo), vz), vs);
+    wh = hn::Mul(hn::Sub(hn::ConvertTo(d, hi), vz), vs);
+  }
+}
+
+// Rows x_0 .. x_{R-1} against one weight row, the products summed in f32 vector accumulators
+// (even and odd k apart). With one or two rows, steps alternate between two sets of accumulators
+// (U = 2), so the multiply-adds do not wait on each other.
 
 template <int R>
 HWY_INLINE void int4_dot_rows(const uint8_t* HWY_RESTRICT q, int64_t half_k, int64_t half_g,
                               const float* HWY_RESTRICT s, const float* HWY_RESTRICT z, int64_t sz_step,
                               const float* const* xe, const float* const* xo, float* HWY_RESTRICT out) {
   constexpr int U = R <= 2 ? 2 : 1;
-  constexpr bool kTable = hn::MaxLanes(DF()) == 16;
   const DF d;
-  const hn::Rebind<uint8_t, DF> d8;
-  const hn::Rebind<int32_t, DF> di;
-  const hn::Rebind<uint32_t, DF> du;
   const int64_t N = static_cast<int64_t>(hn::Lanes(d));
-  const auto low_nibble = hn::Set(di, 15);
   hn::Vec<DF> even[U][R], odd[U][R];
   XD_FOR_ROWS(r) for (int u = 0; u < U; ++u) even[u][r] = odd[u][r] = hn::Zero(d);
   float tail[R] = {};  // the elements after a group's last whole vector (targets with N > g/2 only)
@@ -54,18 +74,10 @@ HWY_INLINE void int4_dot_rows(const uint8_t* HWY_RESTRICT q, int64_t half_k, int
     const float zg = z[gi * sz_step], sg = s[gi * sz_step];
     const auto vz = hn::Set(d, zg);
     const auto vs = hn::Set(d, sg);
-    const auto table = hn::Mul(hn::Sub(hn::Iota(d, 0.0f), vz), vs);  // lane c: the weight of code c
+    const auto table = weight_table(vz, vs);
     auto step = [&](int u, int64_t b) HWY_ATTR {
-      const auto bytes = hn::BitCast(di, hn::PromoteTo(du, hn::LoadU(d8, q + b)));
-      const auto lo = hn::And(bytes, low_nibble), hi = hn::ShiftRight<4>(bytes);
       hn::Vec<DF> wl, wh;
-      if constexpr (kTable) {
-        wl = hn::TableLookupLanes(table, hn::IndicesFromVec(d, lo));
-        wh = hn::TableLookupLanes(table, hn::IndicesFromVec(d, hi));
-      } else {
-        wl = hn::Mul(hn::Sub(hn::ConvertTo(d, lo), vz), vs);
-        wh = hn::Mul(hn::Sub(hn::ConvertTo(d, hi), vz), vs);
-      }
+      unpack_codes(q + b, vz, vs, table, wl, wh);
       XD_FOR_ROWS(r) {
         even[u][r] = hn::MulAdd(hn::LoadU(d, xe[r] + b), wl, even[u][r]);
         odd[u][r] = hn::MulAdd(hn::LoadU(d, xo[r] + b), wh, odd[u][r]);
@@ -95,30 +107,17 @@ HWY_INLINE void int4_dot_rows(const uint8_t* HWY_RESTRICT q, int64_t half_k, int
 
 void Int4Dequantize(const uint8_t* HWY_RESTRICT q, int64_t k, int64_t g, const float* HWY_RESTRICT s,
                     const float* HWY_RESTRICT z, int64_t sz_step, float* HWY_RESTRICT w) {
-  constexpr bool kTable = hn::MaxLanes(DF()) == 16;
   const DF d;
-  const hn::Rebind<uint8_t, DF> d8;
-  const hn::Rebind<int32_t, DF> di;
-  const hn::Rebind<uint32_t, DF> du;
   const int64_t N = static_cast<int64_t>(hn::Lanes(d));
   const int64_t half_k = k / 2, half_g = g / 2;
-  const auto low_nibble = hn::Set(di, 15);
   for (int64_t g0 = 0, gi = 0; g0 < half_k; g0 += half_g, ++gi) {
     const float zg = z[gi * sz_step], sg = s[gi * sz_step];
     const auto vz = hn::Set(d, zg), vs = hn::Set(d, sg);
-    const auto table = hn::Mul(hn::Sub(hn::Iota(d, 0.0f), vz), vs);
+    const auto table = weight_table(vz, vs);
     int64_t b = g0;
     for (; b + N <= g0 + half_g; b += N) {
-      const auto bytes = hn::BitCast(di, hn::PromoteTo(du, hn::LoadU(d8, q + b)));
-      const auto lo = hn::And(bytes, low_nibble), hi = hn::ShiftRight<4>(bytes);
       hn::Vec<DF> wl, wh;
-      if constexpr (kTable) {
-        wl = hn::TableLookupLanes(table, hn::IndicesFromVec(d, lo));
-        wh = hn::TableLookupLanes(table, hn::IndicesFromVec(d, hi));
-      } else {
-        wl = hn::Mul(hn::Sub(hn::ConvertTo(d, lo), vz), vs);
-        wh = hn::Mul(hn::Sub(hn::ConvertTo(d, hi), vz), vs);
-      }
+      unpack_codes(q + b, vz, vs, table, wl, wh);
       // Back to k order: even k from the low nibbles, odd k from the high ones.
       hn::StoreInterleaved2(wl, wh, d, w + 2 * b);
     }
