@@ -18,6 +18,7 @@ output written once, in its own dtype, the same count for both libraries:
   softmax, log_softmax (last dim)   2·n·s
   rms_norm (last dim, weight)       2·n·s + N·s + rows·4 (x, weight in; y, rstd f32 out)
   rms_norm_backward                 3·n·s + 2·N·s + rows·4 (g, x, rstd, weight in; dx, dw out)
+  layer_norm (last dim, weight, bias)   2·n·s + 2·N·s + rows·8 (x, weight, bias in; y, mean, rstd out)
   sum, mean, amax (over the last dim, as xd-bench's reductions)   n·s + rows·s
   add                               3·n·s
   add_broadcast ([M, N] + [N])      2·n·s + N·s
@@ -60,7 +61,8 @@ import time
 
 DTYPES = {"f32": ("float32", 4), "bf16": ("bfloat16", 2), "f16": ("float16", 2)}
 OPS = [
-    "softmax", "log_softmax", "rms_norm", "rms_norm_backward", "sum", "mean", "amax", "add", "add_broadcast",
+    "softmax", "log_softmax", "rms_norm", "rms_norm_backward", "layer_norm",
+    "sum", "mean", "amax", "add", "add_broadcast",
     "exp", "sigmoid", "silu", "tanh", "gelu_tanh",
     "log", "sqrt", "rsqrt", "relu", "neg", "abs", "gelu", "pow", "div", "eq", "lt", "where", "argmax",
     "attention", "weight_int4_mm",
@@ -194,6 +196,11 @@ def make_cases(torch, xd, args):
             torch_backward,
             3 * elems * s + 2 * n * s + rstd_bytes,
         ),
+        "layer_norm": (
+            lambda: xd.layer_norm(xx, [n], weight=xw, bias=xrow, eps=1e-5),
+            plain(lambda: torch.nn.functional.layer_norm(x, (n,), w, row, 1e-5)),
+            2 * elems * s + 2 * n * s + m * 8,
+        ),
         "sum": (lambda: xd.sum(xx, 1), plain(lambda: torch.sum(x, -1)), red_bytes),
         "mean": (lambda: xd.mean(xx, 1), plain(lambda: torch.mean(x, -1)), red_bytes),
         "amax": (lambda: xd.amax(xx, 1), plain(lambda: torch.amax(x, -1)), red_bytes),
@@ -246,8 +253,10 @@ def main():
     ap.add_argument("--dtype", choices=sorted(DTYPES), default="f32")
     ap.add_argument("--size", type=parse_size, default=[4096, 4096], help="MxN (default 4096x4096)")
     ap.add_argument("--threads", type=int, default=2, help="torch.set_num_threads (default 2)")
-    ap.add_argument("--attention", type=parse_dims, default=[8, 1024, 64], help="attention's BHxSxD (default 8x1024x64)")
-    ap.add_argument("--int4", type=parse_dims, default=[1, 4096, 4096], help="weight_int4_mm's MxKxN (default 1x4096x4096)")
+    ap.add_argument("--attention", type=parse_dims, default=[8, 1024, 64],
+                    help="attention's BHxSxD (default 8x1024x64)")
+    ap.add_argument("--int4", type=parse_dims, default=[1, 4096, 4096],
+                    help="weight_int4_mm's MxKxN (default 1x4096x4096)")
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--copy-mib", type=float, default=64.0, help="MiB the numpy.copyto yardstick copies")

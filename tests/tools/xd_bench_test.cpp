@@ -45,7 +45,8 @@ const std::string k_fast = " --reps 3 --warmup 1 --copy-mib 4";
 
 TEST(XdBench, JsonAndCsvCarryEveryMeasurementWithTheTrafficModelApplied) {
   TempDir dir;
-  const Result r = run("--backend cpu --op copy --op add --op add_broadcast --op rms_norm --size 96x40" + k_fast +
+  const Result r = run("--backend cpu --op copy --op add --op add_broadcast --op rms_norm --op layer_norm --size 96x40" +
+                       k_fast +
                        " --json " + (dir / "b.json") + " --csv " + (dir / "b.csv"));
   ASSERT_EQ(r.status, 0) << r.output;
   const auto j = read_json(dir / "b.json");
@@ -60,13 +61,14 @@ TEST(XdBench, JsonAndCsvCarryEveryMeasurementWithTheTrafficModelApplied) {
   EXPECT_NEAR(j["devices"][0]["copy_vs_memcpy"].get<double>(), copy / memcpy_gbps, 1e-9);
   EXPECT_NE(r.output.find(" GB/s, memcpy "), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("% of memcpy; 4 MiB copied, medians)"), std::string::npos) << r.output;
-  ASSERT_EQ(j["results"].size(), 4u);
+  ASSERT_EQ(j["results"].size(), 5u);
   const double n = 96 * 40;
   // bytes = each input read once + each output written once, in its own dtype.
   const std::map<std::string, double> bytes = {{"copy", 2 * n * 4},
                                                {"add", 3 * n * 4},
                                                {"add_broadcast", (2 * n + 40) * 4},
-                                               {"rms_norm", (2 * n + 40) * 4 + 96 * 4}};
+                                               {"rms_norm", (2 * n + 40) * 4 + 96 * 4},
+                                               {"layer_norm", (2 * n + 2 * 40) * 4 + 2 * 96 * 4}};
   for (const auto& x : j["results"]) {
     const std::string op = x["op"];
     SCOPED_TRACE(op);
@@ -85,7 +87,7 @@ TEST(XdBench, JsonAndCsvCarryEveryMeasurementWithTheTrafficModelApplied) {
   std::string line;
   int lines = 0;
   while (std::getline(csv, line)) ++lines;
-  EXPECT_EQ(lines, 5);  // header + 4
+  EXPECT_EQ(lines, 6);  // header + 5
 }
 
 TEST(XdBench, MatmulReportsGflopsFromTwoMNK) {

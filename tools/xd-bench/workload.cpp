@@ -34,6 +34,7 @@ const std::vector<WorkloadInfo>& workloads() {
     for (const char* op : {"softmax", "log_softmax"}) w.push_back({op, op, Kind::softmax, k_tensor});
     w.push_back({"rms_norm", "rms_norm", Kind::norm, k_tensor});
     w.push_back({"rms_norm_backward", "rms_norm_backward", Kind::norm_backward, k_tensor});
+    w.push_back({"layer_norm", "layer_norm", Kind::layer_norm, k_tensor});
     for (const char* op : {"mm", "addmm"}) w.push_back({op, op, Kind::matmul, k_gemm});
     // Keyed on i8 and on a's fp8 format: run with --dtype i8 / --dtype f8e4m3fn (or f8e5m2).
     for (const char* op : {"int_mm", "scaled_mm"}) w.push_back({op, op, Kind::matmul, k_gemm});
@@ -290,6 +291,19 @@ Prepared prepare(const WorkloadInfo& w, Dtype dtype, const std::vector<int64_t>&
         };
         p.bytes = 3.0 * n * s + 2.0 * wbytes + rows * rstd_size;  // g, x, rstd, weight in; dx, dw out
       }
+      return p;
+    }
+    case Kind::layer_norm: {
+      need_rank(w, size);
+      Tensor x = values(size, dtype, device);
+      Tensor weight = values({size.back()}, dtype, device, 0.5, 1.0);
+      Tensor bias = values({size.back()}, dtype, device, -0.5, 1.0);
+      const double n = static_cast<double>(count(size));
+      const double rows = n / static_cast<double>(std::max<int64_t>(size.back(), 1));
+      const double stat_size = dtype == Dtype::f64 ? 8.0 : 4.0;
+      p.run = [x, weight, bias, last = size.back()] { (void)layer_norm(x, {last}, weight, bias); };
+      // x, weight, bias in; y, mean, rstd out
+      p.bytes = 2.0 * n * s + 2.0 * static_cast<double>(size.back()) * s + 2.0 * rows * stat_size;
       return p;
     }
     case Kind::matmul: {

@@ -17,24 +17,25 @@
 namespace xd::bench {
 
 enum class Kind {
-  copy,         // copy_ into a preallocated tensor
-  creation,     // output only: fill, arange, rand, randn
-  unary,        // one input, one output of its shape
-  binary,       // two inputs of one shape
-  broadcast,    // [.., N] op [N]: the second operand broadcast along the leading dims
-  where,        // cond, a, b
-  reduction,    // over the last dim
-  softmax,      // over the last dim
-  norm,         // rms_norm over the last dim, with weight
+  copy,       // copy_ into a preallocated tensor
+  creation,   // output only: fill, arange, rand, randn
+  unary,      // one input, one output of its shape
+  binary,     // two inputs of one shape
+  broadcast,  // [.., N] op [N]: the second operand broadcast along the leading dims
+  where,      // cond, a, b
+  reduction,  // over the last dim
+  softmax,    // over the last dim
+  norm,       // rms_norm over the last dim, with weight
   norm_backward,
-  matmul,       // mm / addmm: MxNxK
-  batched,      // bmm / baddbmm: BxMxNxK
-  int4_mm,      // weight_int4_mm: MxKxN (group size 128), bandwidth-bound for small M
-  sparse,       // mm with a CSR [M, K] left operand of `density` (sparse_workload.cpp): MxNxK
-  fused,        // a chain of ops, eager and through xd::compile (fused_workload.cpp)
-  fused_mlp,    // the LLaMA MLP, eager and through xd::compile: TxHxI (tokens, hidden, intermediate)
-  attention,    // causal scaled_dot_product_attention (model_workload.cpp): BxHxSxD
-  conv,         // conv2d, padding K/2, no bias (model_workload.cpp): NxCxHxWxOxKxS
+  layer_norm,  // layer_norm over the last dim, with weight and bias
+  matmul,      // mm / addmm: MxNxK
+  batched,     // bmm / baddbmm: BxMxNxK
+  int4_mm,     // weight_int4_mm: MxKxN (group size 128), bandwidth-bound for small M
+  sparse,      // mm with a CSR [M, K] left operand of `density` (sparse_workload.cpp): MxNxK
+  fused,       // a chain of ops, eager and through xd::compile (fused_workload.cpp)
+  fused_mlp,   // the LLaMA MLP, eager and through xd::compile: TxHxI (tokens, hidden, intermediate)
+  attention,   // causal scaled_dot_product_attention (model_workload.cpp): BxHxSxD
+  conv,        // conv2d, padding K/2, no bias (model_workload.cpp): NxCxHxWxOxKxS
 };
 
 // Kind::fused and Kind::fused_mlp are measured twice, eagerly and compiled.

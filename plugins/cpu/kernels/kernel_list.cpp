@@ -20,7 +20,7 @@ extern const plugin::kernel_def def_softmax, def_log_softmax;
 extern const plugin::kernel_def def_mm_loop, def_addmm_loop, def_bmm_loop, def_baddbmm_loop;
 extern const plugin::kernel_def def_int_mm_loop, def_scaled_mm_loop;
 extern const plugin::kernel_def def_rms_norm, def_rms_norm_backward;
-extern const plugin::kernel_def def_layer_norm, def_layer_norm_backward;
+extern const plugin::kernel_def def_layer_norm_fast, def_layer_norm, def_layer_norm_backward;
 extern const plugin::kernel_def def_weight_int4_mm_fast, def_weight_int4_mm, def_quantize_int4;
 extern const plugin::kernel_def def_csr_addmm, def_csr_to_dense;
 extern const plugin::kernel_def def_index_select;
@@ -144,6 +144,7 @@ const plugin::kernel_def* const kKernels[] = {
     &def_rms_norm,
     &def_rms_norm_backward_fast,
     &def_rms_norm_backward,
+    &def_layer_norm_fast,
     &def_layer_norm,
     &def_layer_norm_backward,
 #ifdef XD_CPU_HAVE_DNNL

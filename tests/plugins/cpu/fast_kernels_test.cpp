@@ -133,6 +133,39 @@ TEST_P(FastKernels, RmsNormForwardAndBackwardMatchTheReference) {
   }
 }
 
+// layer_norm through the fast kernel and the reference: with weight and bias, one of them, none;
+// two normalized dims; special values; and rows of a large offset with a small spread, whose
+// variance a mean rounded to f32 would get wrong (the fast kernel splits the mean in two floats).
+TEST_P(FastKernels, LayerNormMatchesTheReference) {
+  const Tensor w = make(random_values(1027, 0.5, 1.5, d(), 40), {1027}, d());
+  const Tensor b = make(random_values(1027, -1, 1, d(), 41), {1027}, d());
+  auto outputs = [](const std::tuple<Tensor, Tensor, Tensor>& t) {
+    return std::vector<Tensor>{std::get<0>(t), std::get<1>(t), std::get<2>(t)};
+  };
+  for (const bool special : {false, true}) {
+    const Tensor x = make_values({33, 1027}, special, 42);
+    expect_same(
+        "cpu.layer_norm.fast", [&] { return outputs(xd::layer_norm(x, {1027}, w, b, 1e-5)); }, tol(d()));
+    expect_same(
+        "cpu.layer_norm.fast", [&] { return outputs(xd::layer_norm(x, {1027}, w, std::nullopt, 1e-5)); }, tol(d()));
+    expect_same(
+        "cpu.layer_norm.fast", [&] { return outputs(xd::layer_norm(x, {1027}, std::nullopt, b, 1e-3)); }, tol(d()));
+    const Tensor x3 = make_values({5, 13, 79}, special, 43);
+    expect_same(
+        "cpu.layer_norm.fast",
+        [&] {
+          return outputs(xd::layer_norm(x3, {13, 79}));
+        },
+        tol(d()));
+  }
+  std::vector<double> offset = random_values(16 * 4096, -0.01, 0.01, Dtype::f64, 44);
+  for (size_t i = 0; i < offset.size(); ++i) offset[i] += (i / 4096) % 2 ? 1000.0 : -3000.0;
+  const Tensor xo = make(offset, {16, 4096}, d());
+  const Tensor w4 = make(random_values(4096, 0.5, 1.5, d(), 45), {4096}, d());
+  expect_same(
+      "cpu.layer_norm.fast", [&] { return outputs(xd::layer_norm(xo, {4096}, w4)); }, tol(d()));
+}
+
 TEST_P(FastKernels, ReductionsMatchTheReferenceEvenWhenTheSumCancels) {
   for (const bool special : {false, true}) {
     const Tensor x = make_values({17, 4099}, special, 5);

@@ -11,6 +11,7 @@
 // A row is read from memory once and revisited in L1/L2 (bf16/f16 converted in the vector loops); outputs larger than
 // the caches are written with non-temporal stores, and the next row is asked for while a row is
 // written (f32 rows of the forward, every row of the backward), so the memory reads while it writes.
+#include "kernels/fast/norm_rows.hpp"
 #include "kernels/fast/rows.hpp"
 #include "kernels/rms_norm.hpp"
 
@@ -25,30 +26,6 @@ namespace {
 
 constexpr int64_t kRowBlock = 256;  // rows per dw partial, as the reference
 constexpr int64_t kFoldRows = 16;   // rows whose g*xh are summed in f32 before a partial takes them
-
-// Whether the normalized dims of `v` (from `lead` on) are one contiguous run.
-bool row_contiguous(const xd_view* v, int lead, int64_t elem) {
-  return v == nullptr || contiguous_dims(*v, dims_from(lead), elem);
-}
-bool all_contiguous(const xd_view* w, int64_t elem) { return w == nullptr || contiguous_dims(*w, ~uint64_t{0}, elem); }
-
-int64_t row_length(const xd_view& x, int lead) {
-  int64_t n = 1;
-  for (int d = lead; d < x.ndim; ++d) n *= x.sizes[d];
-  return n;
-}
-
-// A weight of any floating dtype as f32 (what the reference's compute type makes of it).
-std::vector<float> weight_f32(const xd_view* w, int64_t n) {
-  std::vector<float> out;
-  if (w == nullptr) return out;
-  out.resize(static_cast<size_t>(n));
-  visit_floating(w->dtype, [&]<class W>(std::type_identity<W>) {
-    const W* p = reinterpret_cast<const W*>(data(*w));
-    for (int64_t i = 0; i < n; ++i) out[static_cast<size_t>(i)] = static_cast<float>(load(p[i]));
-  });
-  return out;
-}
 
 const char* forward_decline(const xd_kernel_call* c) {
   const xd_view& x = input(c, 0);

@@ -119,6 +119,17 @@ void select(const uint8_t* cond, const void* a, const void* b, int bytes, void* 
 void stream_copy(void* dst, const void* src, size_t bytes);
 void stream_fence();
 
+// ---- layer_norm rows (x and y of element type e; weight and bias in f32, each may be null)
+// Sum of x in double lanes.
+double sum_f64(const void* x, elem e, int64_t n);
+// Sum of (x[i] - mean)^2, the deviations in f32 from mean split into two floats, squared and
+// summed by f32 fma in vector lanes, the lanes added in double: within xd-conform's tolerance of
+// the reference's double sum; the caller redoes it in double where it is not finite.
+double sum_squared_deviations(const void* x, elem e, int64_t n, double mean);
+// y[i] = ((x[i] - m) * r) * w[i] + b[i], each operation rounded in f32 as the reference's.
+void layer_norm_row(const void* x, elem e, float m, float r, const float* w, const float* b, void* y, int64_t n,
+                    bool stream = false, next_rows next = {});
+
 // ---- int4 weights (weight_int4_mm, docs/ops/int4.md's layout)
 // out[r] = sum over k < K of x_r[k] * w[k] for each r < rows (1 to 4; more are taken as 4),
 // w[k] = (q[k] - z[k/g]) * s[k/g] rounded once as the reference dequantizes it, q being one
