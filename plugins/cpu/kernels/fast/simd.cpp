@@ -118,10 +118,7 @@ double SumSquaresF32(const void* HWY_RESTRICT x, elem e, int64_t n) {
       const auto v = load_as<E>(d, x, i);
       a0 = hn::MulAdd(v, v, a0);
     }
-    HWY_ALIGN float lanes[hn::MaxLanes(DF())];
-    hn::Store(hn::Add(hn::Add(a0, a1), hn::Add(a2, a3)), d, lanes);
-    double s = 0;
-    for (int64_t k = 0; k < N; ++k) s += static_cast<double>(lanes[k]);
+    double s = lanes_in_double(a0, a1, a2, a3);
     for (; i < n; ++i) {
       const float v = load_one<E>(x, i);
       s += static_cast<double>(v * v);

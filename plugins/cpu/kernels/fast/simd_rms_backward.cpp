@@ -76,10 +76,7 @@ double DotGwXhF32(const void* HWY_RESTRICT g, const void* HWY_RESTRICT x, elem e
       a3 = hn::MulAdd(gw(i + 3 * N), xh(i + 3 * N), a3);
     }
     for (; i + N <= n; i += N) a0 = hn::MulAdd(gw(i), xh(i), a0);
-    HWY_ALIGN float lanes[hn::MaxLanes(DF())];
-    hn::Store(hn::Add(hn::Add(a0, a1), hn::Add(a2, a3)), d, lanes);
-    double s = 0;
-    for (int64_t k = 0; k < N; ++k) s += static_cast<double>(lanes[k]);
+    double s = lanes_in_double(a0, a1, a2, a3);
     for (; i < n; ++i) {
       const float gi = load_one<E>(g, i);
       s += static_cast<double>(w != nullptr ? gi * w[i] : gi) * static_cast<double>(load_one<E>(x, i) * r);

@@ -61,6 +61,18 @@ HWY_INLINE void prefetch_ahead(const void* p, int64_t i, int64_t count) {
   for (int64_t b = 0; b < count * size; b += 64) hwy::Prefetch(at + b);
 }
 
+// The lanes of four f32 accumulators (summed in f32 lane by lane), added in double: the end of
+// the f32 fma sums (rms_norm's, layer_norm's), whose lanes hold partial sums of many terms.
+template <class V>
+HWY_INLINE double lanes_in_double(V a, V b, V c, V e) {
+  const DF d;
+  HWY_ALIGN float lanes[hn::MaxLanes(DF())];
+  hn::Store(hn::Add(hn::Add(a, b), hn::Add(c, e)), d, lanes);
+  double s = 0;
+  for (size_t k = 0; k < hn::Lanes(d); ++k) s += static_cast<double>(lanes[k]);
+  return s;
+}
+
 template <class A>
 HWY_INLINE double total(A a, A b, A c, A e) {
   const DD dd;
