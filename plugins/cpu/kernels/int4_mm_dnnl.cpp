@@ -89,11 +89,7 @@ struct int4_mm_dnnl {
       std::vector<float> s_block(static_cast<size_t>(groups * p.block)), z_block(s_block.size());
       for (int64_t n0 = 0; n0 < p.n; n0 += p.block) {
         const int64_t nb = std::min(p.block, p.n - n0);
-        for (int64_t gi = 0; gi < groups; ++gi)
-          for (int64_t j = 0; j < nb; ++j) {
-            s_block[static_cast<size_t>(gi * p.block + j)] = static_cast<float>(sp[gi * p.n + n0 + j]);
-            z_block[static_cast<size_t>(gi * p.block + j)] = static_cast<float>(zp[gi * p.n + n0 + j]);
-          }
+        fast::gather_group_params(sp, zp, p.n, groups, n0, nb, p.block, s_block.data(), z_block.data());
         parallel_for(nb, std::max<int64_t>(1, kElementGrain / p.k), [&](int64_t j0, int64_t j1) {
           for (int64_t j = j0; j < j1; ++j)
             simd::int4_dequantize(wp + (n0 + j) * (p.k / 2), p.k, p.g, s_block.data() + j, z_block.data() + j, p.block,

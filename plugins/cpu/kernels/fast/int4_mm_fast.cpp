@@ -86,11 +86,7 @@ struct int4_mm_fast {
         std::vector<float> z_block(s_block.size());
         for (int64_t jb = n0; jb < n1; jb += kColumnBlock) {
           const int64_t jn = std::min(kColumnBlock, n1 - jb);
-          for (int64_t gi = 0; gi < groups; ++gi)  // along the rows of scales and zeros
-            for (int64_t j = 0; j < jn; ++j) {
-              s_block[static_cast<size_t>(gi * kColumnBlock + j)] = static_cast<float>(sp[gi * n + jb + j]);
-              z_block[static_cast<size_t>(gi * kColumnBlock + j)] = static_cast<float>(zp[gi * n + jb + j]);
-            }
+          gather_group_params(sp, zp, n, groups, jb, jn, kColumnBlock, s_block.data(), z_block.data());
           for (int64_t i0 = 0; i0 < m; i0 += kTileRows) {
             const int rows = static_cast<int>(std::min(kTileRows, m - i0));
             const float* even[kTileRows];

@@ -29,28 +29,6 @@ namespace xd::cpu::simd {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// Sum over x (elements E) of f(v) for each loaded half-vector (f32 lanes), in double; tail(x_i)
-// for the rest.
-template <elem E, class F, class G>
-HWY_INLINE double sum_map(const void* HWY_RESTRICT x, int64_t n, F f, G tail) {
-  const DH dh;
-  const DD dd;
-  const int64_t H = static_cast<int64_t>(hn::Lanes(dh));
-  auto a0 = hn::Zero(dd), a1 = hn::Zero(dd), a2 = hn::Zero(dd), a3 = hn::Zero(dd);
-  int64_t i = 0;
-  for (; i + 4 * H <= n; i += 4 * H) {
-    prefetch_ahead<E>(x, i, 4 * H);
-    a0 = hn::Add(a0, hn::PromoteTo(dd, f(load_as<E>(dh, x, i))));
-    a1 = hn::Add(a1, hn::PromoteTo(dd, f(load_as<E>(dh, x, i + H))));
-    a2 = hn::Add(a2, hn::PromoteTo(dd, f(load_as<E>(dh, x, i + 2 * H))));
-    a3 = hn::Add(a3, hn::PromoteTo(dd, f(load_as<E>(dh, x, i + 3 * H))));
-  }
-  for (; i + H <= n; i += H) a0 = hn::Add(a0, hn::PromoteTo(dd, f(load_as<E>(dh, x, i))));
-  double s = total(a0, a1, a2, a3);
-  for (; i < n; ++i) s += static_cast<double>(tail(load_one<E>(x, i)));
-  return s;
-}
-
 // The sum in double and, through `largest`, the largest |x| (NaN ignored): one pass for the
 // reductions' order check (reduction_fast.cpp).
 template <elem E>
@@ -100,30 +78,8 @@ double SumSquares(const void* HWY_RESTRICT x, elem e, int64_t n) {
 
 double SumSquaresF32(const void* HWY_RESTRICT x, elem e, int64_t n) {
   return by_elem(e, [&](auto t) {
-    constexpr elem E = decltype(t)::value;
-    const DF d;
-    const int64_t N = static_cast<int64_t>(hn::Lanes(d));
-    auto a0 = hn::Zero(d), a1 = hn::Zero(d), a2 = hn::Zero(d), a3 = hn::Zero(d);
-    int64_t i = 0;
-    for (; i + 4 * N <= n; i += 4 * N) {
-      prefetch_ahead<E>(x, i, 4 * N);
-      const auto v0 = load_as<E>(d, x, i), v1 = load_as<E>(d, x, i + N);
-      const auto v2 = load_as<E>(d, x, i + 2 * N), v3 = load_as<E>(d, x, i + 3 * N);
-      a0 = hn::MulAdd(v0, v0, a0);
-      a1 = hn::MulAdd(v1, v1, a1);
-      a2 = hn::MulAdd(v2, v2, a2);
-      a3 = hn::MulAdd(v3, v3, a3);
-    }
-    for (; i + N <= n; i += N) {
-      const auto v = load_as<E>(d, x, i);
-      a0 = hn::MulAdd(v, v, a0);
-    }
-    double s = lanes_in_double(a0, a1, a2, a3);
-    for (; i < n; ++i) {
-      const float v = load_one<E>(x, i);
-      s += static_cast<double>(v * v);
-    }
-    return s;
+    return sum_squares_f32<decltype(t)::value>(
+        x, n, [](auto v) HWY_ATTR { return v; }, [](float v) { return v; });
   });
 }
 

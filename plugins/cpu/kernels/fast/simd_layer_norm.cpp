@@ -19,23 +19,8 @@ namespace HWY_NAMESPACE {
 
 double SumF64(const void* HWY_RESTRICT x, elem e, int64_t n) {
   return by_elem(e, [&](auto t) {
-    constexpr elem E = decltype(t)::value;
-    const DH dh;
-    const DD dd;
-    const int64_t H = static_cast<int64_t>(hn::Lanes(dh));
-    auto a0 = hn::Zero(dd), a1 = hn::Zero(dd), a2 = hn::Zero(dd), a3 = hn::Zero(dd);
-    int64_t i = 0;
-    for (; i + 4 * H <= n; i += 4 * H) {
-      prefetch_ahead<E>(x, i, 4 * H);
-      a0 = hn::Add(a0, hn::PromoteTo(dd, load_as<E>(dh, x, i)));
-      a1 = hn::Add(a1, hn::PromoteTo(dd, load_as<E>(dh, x, i + H)));
-      a2 = hn::Add(a2, hn::PromoteTo(dd, load_as<E>(dh, x, i + 2 * H)));
-      a3 = hn::Add(a3, hn::PromoteTo(dd, load_as<E>(dh, x, i + 3 * H)));
-    }
-    for (; i + H <= n; i += H) a0 = hn::Add(a0, hn::PromoteTo(dd, load_as<E>(dh, x, i)));
-    double s = total(a0, a1, a2, a3);
-    for (; i < n; ++i) s += static_cast<double>(load_one<E>(x, i));
-    return s;
+    return sum_map<decltype(t)::value>(
+        x, n, [](auto v) HWY_ATTR { return v; }, [](float v) { return v; });
   });
 }
 
@@ -45,30 +30,10 @@ double SumSquaredDeviations(const void* HWY_RESTRICT x, elem e, int64_t n, doubl
   const float hi = static_cast<float>(mean);
   const float lo = static_cast<float>(mean - static_cast<double>(hi));
   return by_elem(e, [&](auto t) {
-    constexpr elem E = decltype(t)::value;
     const DF d;
-    const int64_t N = static_cast<int64_t>(hn::Lanes(d));
     const auto vhi = hn::Set(d, hi), vlo = hn::Set(d, lo);
-    auto dev = [&](int64_t at) HWY_ATTR { return hn::Sub(hn::Sub(load_as<E>(d, x, at), vhi), vlo); };
-    auto a0 = hn::Zero(d), a1 = hn::Zero(d), a2 = hn::Zero(d), a3 = hn::Zero(d);
-    int64_t i = 0;
-    for (; i + 4 * N <= n; i += 4 * N) {
-      const auto d0 = dev(i), d1 = dev(i + N), d2 = dev(i + 2 * N), d3 = dev(i + 3 * N);
-      a0 = hn::MulAdd(d0, d0, a0);
-      a1 = hn::MulAdd(d1, d1, a1);
-      a2 = hn::MulAdd(d2, d2, a2);
-      a3 = hn::MulAdd(d3, d3, a3);
-    }
-    for (; i + N <= n; i += N) {
-      const auto v = dev(i);
-      a0 = hn::MulAdd(v, v, a0);
-    }
-    double s = lanes_in_double(a0, a1, a2, a3);
-    for (; i < n; ++i) {
-      const float v = (load_one<E>(x, i) - hi) - lo;
-      s += static_cast<double>(v * v);
-    }
-    return s;
+    return sum_squares_f32<decltype(t)::value>(
+        x, n, [&](auto v) HWY_ATTR { return hn::Sub(hn::Sub(v, vhi), vlo); }, [&](float v) { return (v - hi) - lo; });
   });
 }
 

@@ -61,18 +61,6 @@ HWY_INLINE void prefetch_ahead(const void* p, int64_t i, int64_t count) {
   for (int64_t b = 0; b < count * size; b += 64) hwy::Prefetch(at + b);
 }
 
-// The lanes of four f32 accumulators (summed in f32 lane by lane), added in double: the end of
-// the f32 fma sums (rms_norm's, layer_norm's), whose lanes hold partial sums of many terms.
-template <class V>
-HWY_INLINE double lanes_in_double(V a, V b, V c, V e) {
-  const DF d;
-  HWY_ALIGN float lanes[hn::MaxLanes(DF())];
-  hn::Store(hn::Add(hn::Add(a, b), hn::Add(c, e)), d, lanes);
-  double s = 0;
-  for (size_t k = 0; k < hn::Lanes(d); ++k) s += static_cast<double>(lanes[k]);
-  return s;
-}
-
 template <class A>
 HWY_INLINE double total(A a, A b, A c, A e) {
   const DD dd;
@@ -205,6 +193,70 @@ HWY_INLINE void store_as(D d, hn::Vec<D> v, void* HWY_RESTRICT p, int64_t i, boo
     }
     hn::StoreU(bits, du16, y);
   }
+}
+
+// Sum over x (elements E) of f(v) for each loaded half-vector (f32 lanes), in double; tail(x_i)
+// for the rest.
+template <elem E, class F, class G>
+HWY_INLINE double sum_map(const void* HWY_RESTRICT x, int64_t n, F f, G tail) {
+  const DH dh;
+  const DD dd;
+  const int64_t H = static_cast<int64_t>(hn::Lanes(dh));
+  auto a0 = hn::Zero(dd), a1 = hn::Zero(dd), a2 = hn::Zero(dd), a3 = hn::Zero(dd);
+  int64_t i = 0;
+  for (; i + 4 * H <= n; i += 4 * H) {
+    prefetch_ahead<E>(x, i, 4 * H);
+    a0 = hn::Add(a0, hn::PromoteTo(dd, f(load_as<E>(dh, x, i))));
+    a1 = hn::Add(a1, hn::PromoteTo(dd, f(load_as<E>(dh, x, i + H))));
+    a2 = hn::Add(a2, hn::PromoteTo(dd, f(load_as<E>(dh, x, i + 2 * H))));
+    a3 = hn::Add(a3, hn::PromoteTo(dd, f(load_as<E>(dh, x, i + 3 * H))));
+  }
+  for (; i + H <= n; i += H) a0 = hn::Add(a0, hn::PromoteTo(dd, f(load_as<E>(dh, x, i))));
+  double s = total(a0, a1, a2, a3);
+  for (; i < n; ++i) s += static_cast<double>(tail(load_one<E>(x, i)));
+  return s;
+}
+
+// The lanes of four f32 accumulators (summed in f32 lane by lane), added in double: the end of
+// the f32 fma sums (rms_norm's, layer_norm's), whose lanes hold partial sums of many terms.
+template <class V>
+HWY_INLINE double lanes_in_double(V a, V b, V c, V e) {
+  const DF d;
+  HWY_ALIGN float lanes[hn::MaxLanes(DF())];
+  hn::Store(hn::Add(hn::Add(a, b), hn::Add(c, e)), d, lanes);
+  double s = 0;
+  for (size_t k = 0; k < hn::Lanes(d); ++k) s += static_cast<double>(lanes[k]);
+  return s;
+}
+
+// Sum over x (elements E) of f(v)^2 for each loaded vector (f32 lanes), by f32 fma in four vector
+// accumulators whose lanes are added in double at the end; one(x_i)^2, rounded to f32 and then
+// added in double, for the rest.
+template <elem E, class F, class G>
+HWY_INLINE double sum_squares_f32(const void* HWY_RESTRICT x, int64_t n, F f, G one) {
+  const DF d;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  auto a0 = hn::Zero(d), a1 = hn::Zero(d), a2 = hn::Zero(d), a3 = hn::Zero(d);
+  int64_t i = 0;
+  for (; i + 4 * N <= n; i += 4 * N) {
+    prefetch_ahead<E>(x, i, 4 * N);
+    const auto v0 = f(load_as<E>(d, x, i)), v1 = f(load_as<E>(d, x, i + N));
+    const auto v2 = f(load_as<E>(d, x, i + 2 * N)), v3 = f(load_as<E>(d, x, i + 3 * N));
+    a0 = hn::MulAdd(v0, v0, a0);
+    a1 = hn::MulAdd(v1, v1, a1);
+    a2 = hn::MulAdd(v2, v2, a2);
+    a3 = hn::MulAdd(v3, v3, a3);
+  }
+  for (; i + N <= n; i += N) {
+    const auto v = f(load_as<E>(d, x, i));
+    a0 = hn::MulAdd(v, v, a0);
+  }
+  double s = lanes_in_double(a0, a1, a2, a3);
+  for (; i < n; ++i) {
+    const float v = one(load_one<E>(x, i));
+    s += static_cast<double>(v * v);
+  }
+  return s;
 }
 
 // A prefetch into L2 (x86's prefetcht1): a row asked for early waits there without evicting the
